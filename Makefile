@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# vlink: a PCI endpoint framework and a virtual PCIe link between two QEMU
+# ARM guests.  `make run` and `make test` are the two commands; see README.md.
+
+REPO := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+B := $(REPO)/build
+
+# The kernel tree and its objects live outside the repository.
+KCACHE ?= $(HOME)/.cache/vlink
+KERNEL_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+KTREE := $(KCACHE)/tree-6.1
+KVARIANT ?= vlink
+KCONFIG_FRAGMENT := $(REPO)/kernel/$(KVARIANT).config
+KOBJ := $(KCACHE)/obj-arm-$(KVARIANT)
+JOBS ?= $(shell nproc)
+CROSS_COMPILE ?= arm-linux-gnueabihf-
+KMAKE = $(MAKE) -s -C $(KTREE) O=$(KOBJ) ARCH=arm \
+	CROSS_COMPILE=$(CROSS_COMPILE) -j$(JOBS)
+
+export KCACHE KERNEL_TARBALL
+
+HOSTCC ?= gcc
+HOST_CFLAGS := -O2 -Wall -Wextra -Werror
+
+PYTHON ?= python3
+
+.PHONY: all deps tree kernel pcitest initramfs dtbs server guests \
+	run test test-server clean distclean
+
+all: guests
+
+deps:
+	@$(REPO)/scripts/deps.sh
+
+tree: deps
+	@$(REPO)/scripts/kernel-tree.sh
+
+kernel: tree
+	@$(REPO)/scripts/kernel-config.sh $(KTREE) $(KOBJ) $(KCONFIG_FRAGMENT)
+	@echo "  KBUILD  zImage ($(KVARIANT))"
+	@$(KMAKE) zImage
+	@mkdir -p $(B)
+	@cmp -s $(KOBJ)/arch/arm/boot/zImage $(B)/zImage-$(KVARIANT) || \
+		cp $(KOBJ)/arch/arm/boot/zImage $(B)/zImage-$(KVARIANT)
+
+# The stock host-side test tool, cross-built from the tree, unmodified.
+pcitest: tree
+	@$(REPO)/scripts/build-pcitest.sh $(KCACHE)/pristine-6.1 $(B)/pcitest
+
+initramfs: kernel pcitest
+	@$(REPO)/scripts/mkinitramfs.sh $(KOBJ)/usr/gen_init_cpio \
+		$(KCACHE)/pristine-6.1 $(B)/pcitest $(B)/initramfs.cpio.gz
+
+dtbs: deps
+	@$(REPO)/scripts/mkdtbs.sh $(B)/dtb
+
+server: deps
+	@$(MAKE) -s -C $(REPO)/qemu/server O=$(B)/server
+
+guests: kernel initramfs dtbs server
+
+run: guests
+	@$(PYTHON) $(REPO)/qemu/vlink-run.py --build $(B)
+
+test: guests
+	@$(MAKE) -s -C $(REPO)/tests/server O=$(B)/server
+	@$(PYTHON) $(REPO)/tests/run-all.py --build $(B)
+
+clean:
+	rm -rf $(B)
+
+# Also drop the cached kernel tree and objects.
+distclean: clean
+	rm -rf $(KTREE) $(KCACHE)/obj-arm-*

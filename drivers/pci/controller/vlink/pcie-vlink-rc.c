@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vlink root-complex host bridge: the root-complex half of the virtual PCIe link.
+ *
+ * Binds to the ivshmem-doorbell device that the device tree marks
+ * "vlink,pcie-rc" and brings the link up for the root-complex role.
+ */
+
+#include <linux/module.h>
+#include <linux/of.h>
+#include <linux/pci.h>
+
+#include "vlink.h"
+
+static void vlink_rc_link_event(struct vlink *vl, bool peer_alive)
+{
+}
+
+static const struct vlink_ops vlink_rc_ops = {
+	.link_event = vlink_rc_link_event,
+};
+
+static int vlink_rc_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct vlink *vl;
+
+	/* Every ivshmem device is offered to us: take only our link. */
+	if (!of_device_is_compatible(pdev->dev.of_node, "vlink,pcie-rc"))
+		return -ENODEV;
+
+	vl = vlink_probe(pdev, VLINK_ROLE_RC, &vlink_rc_ops, NULL);
+	return PTR_ERR_OR_ZERO(vl);
+}
+
+static const struct pci_device_id vlink_rc_ids[] = {
+	{ PCI_DEVICE(PCI_VENDOR_ID_REDHAT_QUMRANET, 0x1110) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, vlink_rc_ids);
+
+static struct pci_driver vlink_rc_driver = {
+	.name = "vlink-rc",
+	.id_table = vlink_rc_ids,
+	.probe = vlink_rc_probe,
+};
+builtin_pci_driver(vlink_rc_driver);

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vlink: the link device both roles share.
+ *
+ * Bringing a link device up means: map the server's shared memory and refuse
+ * it unless its header is one we understand, find the window onto the peer's
+ * RAM that the device tree names, take the doorbell vectors, and then announce
+ * ourselves in our side area.  From then on every VLINK_VEC_LINK doorbell
+ * makes us re-read the peer's side area; a peer seen for the first time (or
+ * with a new boot id) gets a self test that proves both RAM windows and
+ * measures the doorbell round trip.
+ */
+
+#include <linux/delay.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/ktime.h>
+#include <linux/of.h>
+#include <linux/random.h>
+#include <linux/sort.h>
+
+#include "vlink.h"
+
+/* ivshmem BAR0 registers */
+#define IVSHMEM_IVPOSITION	0x08
+#define IVSHMEM_DOORBELL	0x0c
+
+#define VLINK_PINGS		16
+#define VLINK_PONG_TIMEOUT	msecs_to_jiffies(1000)
+
+/**
+ * vlink_role_name() - human-readable name of a role, for log lines
+ * @role: the role
+ *
+ * Return: "endpoint", "root complex" or "monitor".
+ */
+const char *vlink_role_name(enum vlink_role role)
+{
+	switch (role) {
+	case VLINK_ROLE_EP:
+		return "endpoint";
+	case VLINK_ROLE_RC:
+		return "root complex";
+	default:
+		return "monitor";
+	}
+}
+
+/**
+ * vlink_ring() - ring one of the peer's doorbell vectors
+ * @vl: the link
+ * @vec: the vector
+ *
+ * Rings even when the peer is absent: QEMU then drops the write, which is
+ * what an absent peer deserves.
+ */
+void vlink_ring(struct vlink *vl, enum vlink_vector vec)
+{
+	u32 peer_id = READ_ONCE(vl->hdr->peer_id[vl->peer]);
+
+	/* Our writes to the shared memory must be visible before the ring. */
+	wmb();
+	writel((peer_id << 16) | vec, vl->regs + IVSHMEM_DOORBELL);
+}
+
+/**
+ * vlink_peer_alive() - is the peer's QEMU connected and its driver bound?
+ * @vl: the link
+ *
+ * Return: true when the server sees the peer connected and the peer's
+ * driver has announced itself.
+ */
+bool vlink_peer_alive(struct vlink *vl)
+{
+	return READ_ONCE(vl->hdr->present[vl->peer]) &&
+	       READ_ONCE(vl->other->state) == VLINK_STATE_ALIVE;
+}
+
+/**
+ * vlink_map_peer() - map part of the peer's RAM through the window
+ * @vl: the link
+ * @peer_addr: physical address in the peer's own view of its RAM
+ * @size: bytes to map
+ *
+ * The peer hands us addresses of its own RAM; anything outside the window
+ * is refused rather than mapped, since the peer is not to be trusted with
+ * our address space.
+ *
+ * Return: the mapping (to be iounmap()ed), or NULL when the range is not
+ * inside the peer's RAM or cannot be mapped.
+ */
+void __iomem *vlink_map_peer(struct vlink *vl, u64 peer_addr, size_t size)
+{
+	u64 off = peer_addr - vl->peer_ram_base;
+
+	if (peer_addr < vl->peer_ram_base || off >= vl->win_size ||
+	    size > vl->win_size - off) {
+		pci_err(vl->pdev, "peer address %#llx+%#zx is outside the peer's RAM\n",
+			peer_addr, size);
+		return NULL;
+	}
+	return ioremap(vl->win_phys + off, size);
+}
+
+/*
+ * The writer's boot id is part of the pattern, so what an earlier
+ * incarnation of the peer left in the page never passes for a new write.
+ */
+static u32 vlink_pattern_word(u32 seed, u32 writer, unsigned int i)
+{
+	return seed ^ writer ^ (i * 0x9e3779b9);
+}
+
+/* Fill the peer's scratch page through the window: proves our window. */
+static void vlink_write_peer_pattern(struct vlink *vl, u32 peer_boot_id)
+{
+	u64 addr = READ_ONCE(vl->other->scratch_phys);
+	u32 seed = READ_ONCE(vl->other->scratch_seed);
+	u32 writer = vl->self->boot_id;
+	void __iomem *page;
+	unsigned int i;
+
+	page = vlink_map_peer(vl, addr, PAGE_SIZE);
+	if (!page)
+		return;
+	for (i = 0; i < PAGE_SIZE / 4; i++)
+		writel_relaxed(vlink_pattern_word(seed, writer, i),
+			       page + 4 * i);
+	iounmap(page);
+	pci_info(vl->pdev, "wrote test pattern into the peer's RAM at %#llx\n",
+		 addr);
+	WRITE_ONCE(vl->self->pattern_for, peer_boot_id);
+	vlink_ring(vl, VLINK_VEC_LINK);
+}
+
+/* Check what the peer wrote into our scratch page: proves its window. */
+static void vlink_check_own_pattern(struct vlink *vl)
+{
+	u32 *words = page_address(vl->scratch);
+	u32 seed = vl->self->scratch_seed;
+	unsigned int i;
+
+	vl->pattern_checked = true;
+	for (i = 0; i < PAGE_SIZE / 4; i++) {
+		if (READ_ONCE(words[i]) !=
+		    vlink_pattern_word(seed, vl->peer_boot_id, i)) {
+			pci_err(vl->pdev, "test pattern from the peer: MISMATCH at byte %u (%#x)\n",
+				4 * i, words[i]);
+			return;
+		}
+	}
+	pci_info(vl->pdev, "test pattern from the peer: OK (%lu bytes)\n",
+		 PAGE_SIZE);
+}
+
+static int vlink_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void vlink_measure_rtt(struct vlink *vl)
+{
+	u32 rtt[VLINK_PINGS];
+	unsigned int i;
+	ktime_t t0;
+
+	for (i = 0; i < VLINK_PINGS; i++) {
+		reinit_completion(&vl->pong);
+		t0 = ktime_get();
+		vlink_ring(vl, VLINK_VEC_PING);
+		if (!wait_for_completion_timeout(&vl->pong, VLINK_PONG_TIMEOUT)) {
+			pci_warn(vl->pdev, "doorbell round trip: no answer to ping %u within 1 s\n",
+				 i);
+			return;
+		}
+		rtt[i] = ktime_us_delta(ktime_get(), t0);
+	}
+	sort(rtt, VLINK_PINGS, sizeof(rtt[0]), vlink_cmp_u32, NULL);
+	pci_info(vl->pdev, "doorbell round trip: median %u us, min %u us, max %u us (%u pings)\n",
+		 rtt[VLINK_PINGS / 2], rtt[0], rtt[VLINK_PINGS - 1],
+		 VLINK_PINGS);
+}
+
+static void vlink_test_work(struct work_struct *work)
+{
+	struct vlink *vl = container_of(work, struct vlink, test_work);
+	u32 boot_id;
+
+	mutex_lock(&vl->lock);
+	boot_id = vl->peer_boot_id;
+	if (boot_id)
+		vlink_write_peer_pattern(vl, boot_id);
+	mutex_unlock(&vl->lock);
+	if (boot_id)
+		vlink_measure_rtt(vl);
+}
+
+static void vlink_link_work(struct work_struct *work)
+{
+	struct vlink *vl = container_of(work, struct vlink, link_work);
+	bool alive;
+	u32 boot_id;
+
+	mutex_lock(&vl->lock);
+	alive = vlink_peer_alive(vl);
+	boot_id = alive ? READ_ONCE(vl->other->boot_id) : 0;
+
+	if (vl->peer_boot_id && vl->peer_boot_id != boot_id) {
+		pci_info(vl->pdev, "peer %s down\n", vlink_role_name(vl->peer));
+		vl->peer_boot_id = 0;
+	}
+	if (boot_id && !vl->peer_boot_id) {
+		pci_info(vl->pdev, "peer %s up (boot id %08x)\n",
+			 vlink_role_name(vl->peer), boot_id);
+		vl->peer_boot_id = boot_id;
+		vl->pattern_checked = false;
+		/* The peer may have come up before us and missed our ring. */
+		vlink_ring(vl, VLINK_VEC_LINK);
+		schedule_work(&vl->test_work);
+	}
+	if (!vl->pattern_checked && alive &&
+	    READ_ONCE(vl->other->pattern_for) == vl->self->boot_id)
+		vlink_check_own_pattern(vl);
+	mutex_unlock(&vl->lock);
+
+	if (vl->ops->link_event)
+		vl->ops->link_event(vl, alive);
+}
+
+static irqreturn_t vlink_link_irq(int irq, void *data)
+{
+	struct vlink *vl = data;
+
+	schedule_work(&vl->link_work);
+	return IRQ_HANDLED;
+}
+
+static irqreturn_t vlink_irq_irq(int irq, void *data)
+{
+	struct vlink *vl = data;
+
+	if (vl->ops->irq)
+		vl->ops->irq(vl);
+	return IRQ_HANDLED;
+}
+
+static irqreturn_t vlink_ping_irq(int irq, void *data)
+{
+	vlink_ring(data, VLINK_VEC_PONG);
+	return IRQ_HANDLED;
+}
+
+static irqreturn_t vlink_pong_irq(int irq, void *data)
+{
+	struct vlink *vl = data;
+
+	complete(&vl->pong);
+	return IRQ_HANDLED;
+}
+
+static const irq_handler_t vlink_handlers[VLINK_NR_VECTORS] = {
+	[VLINK_VEC_LINK] = vlink_link_irq,
+	[VLINK_VEC_IRQ] = vlink_irq_irq,
+	[VLINK_VEC_PING] = vlink_ping_irq,
+	[VLINK_VEC_PONG] = vlink_pong_irq,
+};
+
+/* Refuse any shared memory whose layout is not exactly the one we know. */
+static int vlink_check_header(struct vlink *vl, resource_size_t shm_len)
+{
+	const struct vlink_header *h = vl->hdr;
+	struct device *dev = &vl->pdev->dev;
+
+	if (h->magic != VLINK_MAGIC) {
+		dev_err(dev, "link shm has magic %#x, not %#x: is the vlink server attached?\n",
+			h->magic, VLINK_MAGIC);
+		return -EINVAL;
+	}
+	if (h->version != VLINK_VERSION) {
+		dev_err(dev, "link shm layout version %u, this driver speaks %u\n",
+			h->version, VLINK_VERSION);
+		return -EINVAL;
+	}
+	if (h->shm_size != VLINK_SHM_SIZE || shm_len < h->shm_size) {
+		dev_err(dev, "link shm size %u, BAR2 %pa, expected %u\n",
+			h->shm_size, &shm_len, VLINK_SHM_SIZE);
+		return -EINVAL;
+	}
+	if (h->nr_vectors != VLINK_NR_VECTORS ||
+	    h->max_functions > VLINK_MAX_FUNCTIONS ||
+	    h->side_offset != VLINK_SIDE_OFFSET ||
+	    h->func_offset != VLINK_FUNC_OFFSET ||
+	    h->irq_offset != VLINK_IRQ_OFFSET ||
+	    h->irq_bits != VLINK_IRQ_BITS ||
+	    h->cfg_offset != VLINK_CFG_OFFSET ||
+	    h->cfg_size != VLINK_CFG_SIZE ||
+	    h->msi_address != VLINK_MSI_ADDRESS) {
+		dev_err(dev, "link shm header describes a layout this driver does not know\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int vlink_map_shm(struct vlink *vl)
+{
+	struct pci_dev *pdev = vl->pdev;
+	resource_size_t len = pci_resource_len(pdev, 2);
+	u32 pos;
+	int ret;
+
+	ret = pcim_iomap_regions(pdev, BIT(0) | BIT(2), "vlink");
+	if (ret)
+		return dev_err_probe(&pdev->dev, ret, "cannot claim BAR0/BAR2\n");
+	vl->regs = pcim_iomap_table(pdev)[0];
+
+	/*
+	 * The shared memory is RAM on every side: map it cacheable so that
+	 * the MSI pending bitmap can use exclusive (atomic) accesses.
+	 */
+	vl->shm = devm_memremap(&pdev->dev, pci_resource_start(pdev, 2), len,
+				MEMREMAP_WB);
+	if (IS_ERR(vl->shm))
+		return dev_err_probe(&pdev->dev, PTR_ERR(vl->shm),
+				     "cannot map the link shm\n");
+	vl->hdr = vl->shm + VLINK_HDR_OFFSET;
+	ret = vlink_check_header(vl, len);
+	if (ret)
+		return ret;
+
+	pos = readl(vl->regs + IVSHMEM_IVPOSITION);
+	if (pos != vl->hdr->peer_id[vl->role]) {
+		dev_err(&pdev->dev, "this link device is peer %u, but the %s is peer %u: wrong server socket?\n",
+			pos, vlink_role_name(vl->role),
+			vl->hdr->peer_id[vl->role]);
+		return -EINVAL;
+	}
+	vl->self = vl->shm + VLINK_SIDE_OFFSET + vl->role * VLINK_SIDE_STRIDE;
+	vl->other = vl->shm + VLINK_SIDE_OFFSET + vl->peer * VLINK_SIDE_STRIDE;
+	return 0;
+}
+
+static struct pci_dev *vlink_find_window(struct device_node *np)
+{
+	struct pci_dev *pdev = NULL;
+
+	for_each_pci_dev(pdev)
+		if (pdev->dev.of_node == np)
+			return pdev;
+	return NULL;
+}
+
+static void vlink_put_window(void *data)
+{
+	struct vlink *vl = data;
+
+	pci_release_region(vl->win, 2);
+	pci_disable_device(vl->win);
+	pci_dev_put(vl->win);
+}
+
+static int vlink_get_window(struct vlink *vl)
+{
+	struct device *dev = &vl->pdev->dev;
+	struct device_node *np;
+	int ret;
+
+	ret = of_property_read_u64(dev->of_node, "vlink,peer-ram-base",
+				   &vl->peer_ram_base);
+	if (ret)
+		return dev_err_probe(dev, ret, "no vlink,peer-ram-base in DT\n");
+
+	np = of_parse_phandle(dev->of_node, "vlink,peer-ram", 0);
+	if (!np)
+		return dev_err_probe(dev, -EINVAL, "no vlink,peer-ram in DT\n");
+	vl->win = vlink_find_window(np);
+	of_node_put(np);
+	if (!vl->win)
+		return dev_err_probe(dev, -EPROBE_DEFER,
+				     "peer-RAM window device not found yet\n");
+
+	ret = pci_enable_device_mem(vl->win);
+	if (ret)
+		goto err_put;
+	ret = pci_request_region(vl->win, 2, "vlink-window");
+	if (ret)
+		goto err_disable;
+	vl->win_phys = pci_resource_start(vl->win, 2);
+	vl->win_size = pci_resource_len(vl->win, 2);
+	if (!vl->win_size) {
+		ret = -ENODEV;
+		goto err_release;
+	}
+	return devm_add_action_or_reset(dev, vlink_put_window, vl);
+
+err_release:
+	pci_release_region(vl->win, 2);
+err_disable:
+	pci_disable_device(vl->win);
+err_put:
+	pci_dev_put(vl->win);
+	return dev_err_probe(dev, ret, "cannot use the peer-RAM window\n");
+}
+
+static int vlink_request_doorbells(struct vlink *vl)
+{
+	struct pci_dev *pdev = vl->pdev;
+	int i, ret;
+
+	ret = pci_alloc_irq_vectors(pdev, VLINK_NR_VECTORS, VLINK_NR_VECTORS,
+				    PCI_IRQ_MSIX);
+	if (ret < 0)
+		return dev_err_probe(&pdev->dev, ret,
+				     "cannot get %d MSI-X doorbell vectors\n",
+				     VLINK_NR_VECTORS);
+	/* ivshmem delivers MSI-X only while bus mastering is on. */
+	pci_set_master(pdev);
+	for (i = 0; i < VLINK_NR_VECTORS; i++) {
+		ret = devm_request_irq(&pdev->dev, pci_irq_vector(pdev, i),
+				       vlink_handlers[i], 0, dev_name(&pdev->dev),
+				       vl);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void vlink_going_away(void *data)
+{
+	struct vlink *vl = data;
+
+	WRITE_ONCE(vl->self->state, VLINK_STATE_OFF);
+	vlink_ring(vl, VLINK_VEC_LINK);
+	cancel_work_sync(&vl->link_work);
+	cancel_work_sync(&vl->test_work);
+	__free_page(vl->scratch);
+}
+
+static void vlink_announce(struct vlink *vl)
+{
+	struct vlink_side *self = vl->self;
+
+	WRITE_ONCE(self->state, VLINK_STATE_OFF);
+	wmb();
+	self->boot_id = get_random_u32() | 1;
+	self->scratch_phys = page_to_phys(vl->scratch);
+	self->scratch_seed = get_random_u32();
+	self->pattern_for = 0;
+	wmb();
+	WRITE_ONCE(self->state, VLINK_STATE_ALIVE);
+	vlink_ring(vl, VLINK_VEC_LINK);
+}
+
+/**
+ * vlink_probe() - bring up a link device for one role
+ * @pdev: the ivshmem-doorbell device the device tree marks as a link
+ * @role: VLINK_ROLE_EP or VLINK_ROLE_RC
+ * @ops: the role's callbacks
+ * @priv: the role driver's data, left in vlink->priv
+ *
+ * Everything is device-managed: the link goes away with @pdev's driver.
+ * On success the link has announced itself to the peer, and the first link
+ * event is already queued.
+ *
+ * Return: the link, or an ERR_PTR() after logging why the device was refused.
+ */
+struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
+			  const struct vlink_ops *ops, void *priv)
+{
+	struct device *dev = &pdev->dev;
+	struct vlink *vl;
+	int ret;
+
+	vl = devm_kzalloc(dev, sizeof(*vl), GFP_KERNEL);
+	if (!vl)
+		return ERR_PTR(-ENOMEM);
+	vl->pdev = pdev;
+	vl->role = role;
+	vl->peer = role == VLINK_ROLE_EP ? VLINK_ROLE_RC : VLINK_ROLE_EP;
+	vl->ops = ops;
+	vl->priv = priv;
+	mutex_init(&vl->lock);
+	INIT_WORK(&vl->link_work, vlink_link_work);
+	INIT_WORK(&vl->test_work, vlink_test_work);
+	init_completion(&vl->pong);
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = vlink_map_shm(vl);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = vlink_get_window(vl);
+	if (ret)
+		return ERR_PTR(ret);
+
+	vl->scratch = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!vl->scratch)
+		return ERR_PTR(-ENOMEM);
+	ret = devm_add_action_or_reset(dev, vlink_going_away, vl);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = vlink_request_doorbells(vl);
+	if (ret)
+		return ERR_PTR(ret);
+
+	pci_info(pdev, "%s link: shm %u KiB v%u, peer id %u; peer-RAM window %pa+%pa, peer RAM at %#llx\n",
+		 vlink_role_name(role), vl->hdr->shm_size / 1024,
+		 vl->hdr->version, vl->hdr->peer_id[role], &vl->win_phys,
+		 &vl->win_size, vl->peer_ram_base);
+
+	vlink_announce(vl);
+	schedule_work(&vl->link_work);
+	return vl;
+}

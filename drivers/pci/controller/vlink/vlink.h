@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vlink: what the endpoint and root-complex halves of the link share.
+ *
+ * A link device is an ivshmem-doorbell PCI device whose device-tree node
+ * says which role this guest plays.  Its BAR2 is the link's shared memory
+ * (layout in <uapi/linux/vlink.h>), its MSI-X vectors are the doorbells
+ * the peer rings.  A second ivshmem device, named by the "vlink,peer-ram"
+ * phandle, maps the peer guest's whole RAM: the window.
+ */
+#ifndef _PCIE_VLINK_H
+#define _PCIE_VLINK_H
+
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/workqueue.h>
+#include <uapi/linux/vlink.h>
+
+struct vlink;
+
+/**
+ * struct vlink_ops - what a role adds to the shared link behaviour
+ * @link_event: called from process context after every link doorbell,
+ *              once the shared state has been re-read; @peer_alive says
+ *              whether the peer's driver is there
+ * @irq: called in hard-irq context when the peer rings VLINK_VEC_IRQ
+ */
+struct vlink_ops {
+	void (*link_event)(struct vlink *vl, bool peer_alive);
+	void (*irq)(struct vlink *vl);
+};
+
+/**
+ * struct vlink - one link device
+ * @pdev: the ivshmem-doorbell device
+ * @role: the role this guest plays
+ * @peer: the role of the other guest
+ * @ops: role-specific callbacks
+ * @priv: role driver's data
+ * @regs: ivshmem registers (BAR0)
+ * @shm: the link's shared memory (BAR2)
+ * @hdr: header in @shm, written by the server
+ * @self: this role's side area in @shm
+ * @other: the peer's side area in @shm
+ * @win: the window onto the peer's RAM
+ * @win_phys: CPU physical address of the window
+ * @win_size: size of the window, that is of the peer's RAM
+ * @peer_ram_base: where the peer's RAM starts in the peer's own view
+ * @lock: serialises link events and the self test
+ * @link_work: re-reads the shared state after a link doorbell
+ * @test_work: pattern and round-trip self test after the peer came up
+ * @pong: completed by the peer's answer to a ping
+ * @scratch: page the peer fills with a pattern through its window
+ * @peer_boot_id: boot id of the peer we last saw alive, 0 if none
+ * @pattern_checked: the peer's pattern in @scratch was checked
+ */
+struct vlink {
+	struct pci_dev *pdev;
+	enum vlink_role role;
+	enum vlink_role peer;
+	const struct vlink_ops *ops;
+	void *priv;
+	void __iomem *regs;
+	void *shm;
+	struct vlink_header *hdr;
+	struct vlink_side *self;
+	struct vlink_side *other;
+	struct pci_dev *win;
+	phys_addr_t win_phys;
+	resource_size_t win_size;
+	u64 peer_ram_base;
+	struct mutex lock;
+	struct work_struct link_work;
+	struct work_struct test_work;
+	struct completion pong;
+	struct page *scratch;
+	u32 peer_boot_id;
+	bool pattern_checked;
+};
+
+struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
+			  const struct vlink_ops *ops, void *priv);
+void vlink_ring(struct vlink *vl, enum vlink_vector vec);
+bool vlink_peer_alive(struct vlink *vl);
+void __iomem *vlink_map_peer(struct vlink *vl, u64 peer_addr, size_t size);
+const char *vlink_role_name(enum vlink_role role);
+
+#endif /* _PCIE_VLINK_H */

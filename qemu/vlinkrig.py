@@ -1,0 +1,304 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The vlink rig: the link server and two QEMU guests joined by it.
+
+Used by `make run` (qemu/vlink-run.py) and by the tests.  Every process the
+rig starts is killed when the rig stops, when the Python process exits, and
+(through PR_SET_PDEATHSIG) even when the Python process itself is killed.
+
+Each guest's console is a unix socket QEMU serves and waits on, so not a
+byte of it is lost; a reader thread copies it to build/logs/<name>.log and
+keeps it in memory for expect().
+"""
+
+import ctypes
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+PR_SET_PDEATHSIG = 1
+RAM_MB = 256
+ROLES = ("ep", "rc")
+PEER = {"ep": "rc", "rc": "ep"}
+
+
+class RigError(Exception):
+    """A wait that timed out or a process that misbehaved."""
+
+
+def _die_with_parent():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def wait_until(predicate, timeout, what, interval=0.05):
+    """Poll predicate() until true; RigError naming what after timeout s."""
+    end = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise RigError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)
+
+
+class Guest:
+    """One QEMU guest, its console and its log."""
+
+    def __init__(self, rig, role, name, interactive=False, echo=False):
+        self.rig = rig
+        self.role = role
+        self.name = name
+        self.interactive = interactive
+        self.echo = echo
+        self.buf = ""
+        self.cond = threading.Condition()
+        self.closed = False
+        self.seq = 0
+        self.sock = None
+        self.log_path = os.path.join(rig.logdir, f"{name}.log")
+        self.con_path = os.path.join(rig.rundir, f"{name}-console.sock")
+        self.proc = None
+        self.reader = None
+
+    def qemu_args(self):
+        r = self.rig
+        peer = PEER[self.role]
+        mem = f"{r.ram_mb}M"
+        if self.interactive:
+            console = ["-chardev", f"stdio,id=con,mux=on,signal=on,"
+                       f"logfile={self.log_path}",
+                       "-serial", "chardev:con", "-mon", "chardev=con"]
+        else:
+            console = ["-chardev", f"socket,id=con,path={self.con_path},"
+                       "server=on,wait=on",
+                       "-serial", "chardev:con", "-monitor", "none"]
+        return [
+            "qemu-system-arm",
+            "-M", "virt,highmem=off,memory-backend=ram",
+            "-cpu", "cortex-a15", "-smp", "1", "-m", mem,
+            "-object", f"memory-backend-file,id=ram,size={mem},"
+                       f"mem-path={r.ram_file(self.role)},share=on",
+            "-object", f"memory-backend-file,id=peer,size={mem},"
+                       f"mem-path={r.ram_file(peer)},share=on",
+            "-kernel", r.kernel, "-initrd", r.initrd,
+            "-dtb", os.path.join(r.build, "dtb", f"{self.role}.dtb"),
+            "-append", f"console=ttyAMA0 panic=-1 oops=panic "
+                       f"vlink.role={self.role} {r.cmdline}".strip(),
+            "-chardev", f"socket,id=link,path={r.link_socket(self.role)}",
+            "-device", "ivshmem-doorbell,chardev=link,vectors=4,addr=1",
+            "-device", "ivshmem-plain,memdev=peer,addr=2",
+            "-nic", "none", "-display", "none", "-no-reboot",
+        ] + console
+
+    def start(self):
+        if os.path.exists(self.con_path):
+            os.unlink(self.con_path)
+        qlog = open(os.path.join(self.rig.logdir, f"{self.name}-qemu.log"),
+                    "wb")
+        if self.interactive:
+            self.proc = subprocess.Popen(self.qemu_args(),
+                                         preexec_fn=_die_with_parent)
+            return self
+        self.proc = subprocess.Popen(self.qemu_args(), stdin=subprocess.DEVNULL,
+                                     stdout=qlog, stderr=qlog,
+                                     preexec_fn=_die_with_parent)
+        qlog.close()
+        wait_until(lambda: os.path.exists(self.con_path) or
+                   self.proc.poll() is not None, 30,
+                   f"{self.name}: QEMU to create its console socket")
+        if self.proc.poll() is not None:
+            raise RigError(f"{self.name}: QEMU exited with status "
+                           f"{self.proc.returncode}, see "
+                           f"{self.name}-qemu.log")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(self.con_path)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        return self
+
+    def _read(self):
+        line = ""
+        with open(self.log_path, "wb") as log:
+            while True:
+                try:
+                    data = self.sock.recv(65536)
+                except OSError:
+                    data = b""
+                if not data:
+                    break
+                log.write(data)
+                log.flush()
+                text = data.decode("utf-8", "replace").replace("\r", "")
+                with self.cond:
+                    self.buf += text
+                    self.cond.notify_all()
+                if self.echo:
+                    line += text
+                    *done, line = line.split("\n")
+                    for d in done:
+                        print(f"[{self.name}] {d}", flush=True)
+        with self.cond:
+            self.closed = True
+            self.cond.notify_all()
+
+    def mark(self):
+        """Position in the console output; expect() can search from it."""
+        with self.cond:
+            return len(self.buf)
+
+    def expect(self, pattern, timeout, what, since=0):
+        """Wait for a regex in the console output after position since.
+
+        Returns the match; RigError (saying what was awaited) on timeout or
+        when the console closes first.
+        """
+        rx = re.compile(pattern, re.M)
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                m = rx.search(self.buf, since)
+                if m:
+                    return m
+                left = end - time.monotonic()
+                if self.closed:
+                    raise RigError(f"{self.name}: console closed while "
+                                   f"waiting for {what}")
+                if left <= 0:
+                    raise RigError(f"{self.name}: timed out after "
+                                   f"{timeout:g} s waiting for {what}")
+                self.cond.wait(left)
+
+    def output(self, since=0):
+        with self.cond:
+            return self.buf[since:]
+
+    def send(self, text):
+        self.sock.sendall(text.encode())
+
+    def run(self, cmd, timeout=60):
+        """Run a shell command on the console; return (status, output)."""
+        self.seq += 1
+        tag = f"@@{self.name}-{self.seq}@@"
+        start = self.mark()
+        # The status is printed with an expansion, so the echoed command
+        # line itself never matches the pattern below.
+        self.send(f"{cmd}; echo \"{tag} $?\"\n")
+        m = self.expect(re.escape(tag) + r" (\d+)$", timeout,
+                        f"the command '{cmd}' to finish", since=start)
+        out = self.buf[start:m.start()]
+        # Drop the echoed command line.
+        out = out.split("\n", 1)[1] if "\n" in out else ""
+        return int(m.group(1)), out
+
+    def wait_shell(self, timeout=120):
+        """Wait for init's shell, then make sure it answers."""
+        self.expect(r"vlink-init: \w+ guest userspace up", timeout,
+                    "the guest to reach userspace")
+        status, _ = self.run("true", timeout=30)
+        if status:
+            raise RigError(f"{self.name}: shell does not work")
+
+    def kill(self):
+        """Kill QEMU at once, as a crashed host process would die."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self.reader:
+            self.reader.join(timeout=5)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.sock:
+            self.sock.close()
+        if self.reader:
+            self.reader.join(timeout=5)
+
+
+class Rig:
+    """The server and the guests of one test or run."""
+
+    def __init__(self, build, name="vlink", ram_mb=RAM_MB, kvariant="vlink",
+                 cmdline=""):
+        self.build = os.path.abspath(build)
+        self.name = name
+        self.ram_mb = ram_mb
+        self.cmdline = cmdline
+        self.kernel = os.path.join(self.build, f"zImage-{kvariant}")
+        self.initrd = os.path.join(self.build, "initramfs.cpio.gz")
+        self.logdir = os.path.join(self.build, "logs")
+        self.rundir = os.path.join(self.build, "run", name)
+        self.server = None
+        self.guests = []
+        os.makedirs(self.logdir, exist_ok=True)
+        os.makedirs(self.rundir, exist_ok=True)
+        for role in ROLES:
+            self._make_ram(role)
+
+    def ram_file(self, role):
+        return os.path.join(self.rundir, f"{role}-ram")
+
+    def link_socket(self, role):
+        return os.path.join(self.rundir, f"{role}.sock")
+
+    def _make_ram(self, role):
+        # Created once and kept: a restarted guest must map the same file
+        # the peer still maps.
+        path = self.ram_file(role)
+        size = self.ram_mb << 20
+        if not os.path.exists(path) or os.path.getsize(path) != size:
+            with open(path, "wb") as f:
+                f.truncate(size)
+
+    def start_server(self):
+        pidfile = os.path.join(self.rundir, "server.pid")
+        if os.path.exists(pidfile):
+            os.unlink(pidfile)
+        log = open(os.path.join(self.logdir, f"{self.name}-server.log"), "wb")
+        self.server = subprocess.Popen(
+            [os.path.join(self.build, "server", "vlink-server"),
+             "--ep", self.link_socket("ep"), "--rc", self.link_socket("rc"),
+             "--monitor", os.path.join(self.rundir, "monitor.sock"),
+             "--pidfile", pidfile],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            preexec_fn=_die_with_parent)
+        log.close()
+        wait_until(lambda: os.path.exists(pidfile) or
+                   self.server.poll() is not None, 10,
+                   "the link server to write its pidfile")
+        if self.server.poll() is not None:
+            raise RigError(f"link server exited with status "
+                           f"{self.server.returncode}")
+        return self.server
+
+    def start_guest(self, role, name=None, **kw):
+        guest = Guest(self, role, name or f"{self.name}-{role}", **kw)
+        self.guests.append(guest)
+        return guest.start()
+
+    def stop(self):
+        for g in self.guests:
+            g.stop()
+        if self.server and self.server.poll() is None:
+            self.server.send_signal(signal.SIGTERM)
+            try:
+                self.server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.server.kill()
+                self.server.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()

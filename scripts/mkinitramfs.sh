@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkinitramfs.sh GEN_INIT_CPIO PRISTINE_TREE PCITEST OUT: the guests' initramfs.
+# Debian's static armhf busybox, our init and scripts, the stock pcitest and
+# pcitest.sh.  gen_init_cpio (built with the kernel) writes the device nodes,
+# so no root privileges are needed.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+gen=$1 tree=$2 pcitest=$3 out=$4
+
+busybox=$(dpkg -L busybox-static:armhf | grep -m1 '/bin/busybox$')
+# e_machine 0x28: EM_ARM
+if [ "$(od -An -tx1 -j18 -N2 "$busybox" | tr -d ' ')" != 2800 ]; then
+	echo "mkinitramfs: $busybox is not an ARM binary" >&2
+	exit 1
+fi
+
+spec=$(mktemp)
+trap 'rm -f "$spec"' EXIT
+{
+	for d in /dev /proc /sys /tmp /bin /sbin /usr /usr/bin /usr/sbin \
+		 /etc /root /mnt /var; do
+		echo "dir $d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "file /bin/busybox $busybox 0755 0 0"
+	echo "slink /bin/sh busybox 0777 0 0"
+	echo "file /init $repo/qemu/initramfs/init 0755 0 0"
+	echo "file /etc/profile $repo/qemu/initramfs/profile 0644 0 0"
+	echo "file /usr/bin/pcitest $pcitest 0755 0 0"
+	echo "file /usr/bin/pcitest.sh $tree/tools/pci/pcitest.sh 0755 0 0"
+	for f in "$repo"/configfs-scripts/*; do
+		[ -f "$f" ] || continue
+		echo "file /usr/bin/$(basename "$f") $f 0755 0 0"
+	done
+} > "$spec"
+
+# Rebuild only when an input changed.
+inputs=$( (cat "$spec"; awk '$1 == "file" { print $3 }' "$spec" |
+	xargs sha256sum) | sha256sum)
+[ -e "$out" ] && [ "$(cat "$out.inputs" 2>/dev/null)" = "$inputs" ] && exit 0
+
+echo "  CPIO    $out"
+"$gen" "$spec" | gzip -9 -n > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "$inputs" > "$out.inputs"

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The whole suite, as `make test` runs it.
+
+Prints one PASS/FAIL line per test, how long each stage took, and ends
+with the line `N passed, N failed`.  Exit status 1 when anything failed.
+Guest consoles are left in build/logs/*.log.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import test_boot  # noqa: E402
+from vlinktest import Results, Stage  # noqa: E402
+
+
+def server_tests(results, build):
+    """The link server's own tests, on this machine, without QEMU."""
+    proc = subprocess.run(
+        [os.path.join(HERE, "server", "run.sh"),
+         os.path.join(build, "server", "vlink-server"),
+         os.path.join(build, "server", "test-server")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        timeout=300)
+    seen = 0
+    for line in proc.stdout.splitlines():
+        m = re.match(r"(PASS|FAIL) (.*?)(?:: (.*))?$", line)
+        if m:
+            seen += 1
+            results.record(m.group(2), m.group(1) == "PASS", m.group(3))
+        else:
+            print(f"  {line}")
+    if proc.returncode and not seen:
+        results.record("server: test program ran", False,
+                       f"exit status {proc.returncode}, no results")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--build", required=True)
+    args = ap.parse_args()
+    build = os.path.abspath(args.build)
+
+    logs = os.path.join(build, "logs")
+    shutil.rmtree(logs, ignore_errors=True)
+    os.makedirs(logs)
+
+    results = Results()
+    t0 = time.monotonic()
+    with Stage("link server tests"):
+        server_tests(results, build)
+    with Stage("boot test"):
+        test_boot.run(results, build)
+    print(f"=== total: {time.monotonic() - t0:.1f} s; consoles in {logs}")
+    print(f"{results.passed} passed, {results.failed} failed", flush=True)
+    return 1 if results.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Minimal test bookkeeping shared by the suites: one PASS/FAIL line per
+test, a reason on failure, and the totals for the last line of `make test`.
+"""
+
+import os
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "qemu"))
+
+from vlinkrig import RigError  # noqa: E402
+
+# What a kernel says when something went wrong that a test must not ignore.
+KERNEL_TROUBLE = re.compile(
+    r"(Internal error: Oops|BUG:|WARNING:|Kernel panic|Unable to handle|"
+    r"refcount_t:|INFO: possible .*locking|KASAN|kmemleak: .*new suspected|"
+    r"DMA-API:|list_(add|del) corruption|general protection)")
+
+
+class Results:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def record(self, name, ok, reason=""):
+        if ok:
+            self.passed += 1
+            print(f"PASS {name}", flush=True)
+        else:
+            self.failed += 1
+            print(f"FAIL {name}: {reason}", flush=True)
+        return ok
+
+    def step(self, name, fn, *args, **kw):
+        """Run fn; a RigError or AssertionError is this test's failure.
+
+        Returns fn's value, or raises Abort so that the scenario stops: the
+        steps after a failed one would only fail for the same reason.
+        """
+        try:
+            value = fn(*args, **kw)
+        except (RigError, AssertionError) as e:
+            self.record(name, False, str(e) or "assertion failed")
+            raise Abort(name) from e
+        self.record(name, True)
+        return value
+
+    def no_trouble(self, name, guest, since=0):
+        """The guest's kernel said nothing alarming since position since."""
+        m = KERNEL_TROUBLE.search(guest.output(since))
+        return self.record(name, m is None,
+                           f"{guest.name} console: {m.group(0)!r}" if m
+                           else "")
+
+
+class Abort(Exception):
+    """A scenario stopped at a failed step (already recorded)."""
+
+
+class Stage:
+    """Times a stage of the run and prints how long it took."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        self.t0 = time.monotonic()
+        print(f"=== {self.name}", flush=True)
+        return self
+
+    def __exit__(self, *exc):
+        print(f"=== {self.name}: {time.monotonic() - self.t0:.1f} s",
+              flush=True)
