@@ -2,34 +2,533 @@
 /*
  * vlink endpoint controller: the endpoint half of the virtual PCIe link.
  *
- * Binds to the ivshmem-doorbell device that the device tree marks
- * "vlink,pcie-ep" and brings the link up for the endpoint role.
+ * One PCI endpoint controller per link device.  What a real controller keeps
+ * in its config space and BAR registers, this one publishes in the link's
+ * shared memory for the root complex to emulate: a config space image per
+ * function (header, MSI and MSI-X capabilities) and a descriptor of each BAR
+ * (where its memory is in our RAM).  Starting the controller tells the root
+ * complex to enumerate; its acknowledgement is our link up.
+ *
+ * Interrupts are posted writes: MSI and MSI-X messages must carry the link's
+ * MSI address, and their data is a bit number in the link's pending bitmap,
+ * which we set before ringing the root complex.  INTx is an assertion bit of
+ * the same bitmap, delivered like a message.
  */
 
+#include <linux/bitfield.h>
 #include <linux/module.h>
 #include <linux/of.h>
 #include <linux/pci.h>
+#include <linux/pci-epc.h>
+#include <linux/pci-epf.h>
 
 #include "vlink.h"
+#include "vlink-outbound.h"
 
-static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
+/* Where the capabilities sit in each function's config space image. */
+#define VLINK_EP_MSI_CAP	0x50
+#define VLINK_EP_MSIX_CAP	0x70
+
+#define VLINK_EP_OB_SIZE	SZ_32M
+#define VLINK_INTX_BITS		(4 * VLINK_MAX_FUNCTIONS)
+
+/**
+ * struct vlink_ep_fn - one function as this controller publishes it
+ * @cfg: its config space image in the link shm
+ * @desc: its BAR descriptors in the link shm
+ * @bar: kernel address of each BAR's memory, for the MSI-X table
+ * @has_header: write_header() was called
+ * @msi: it has an MSI capability
+ * @msix: it has an MSI-X capability
+ */
+struct vlink_ep_fn {
+	u8 *cfg;
+	struct vlink_func_desc *desc;
+	void *bar[PCI_STD_NUM_BARS];
+	bool has_header;
+	bool msi;
+	bool msix;
+};
+
+/**
+ * struct vlink_ep - one endpoint link
+ * @vl: the link
+ * @epc: the endpoint controller
+ * @ob: the outbound window
+ * @fn: the functions
+ * @link_lock: serialises link state changes
+ * @linked: the root complex has enumerated our current generation
+ */
+struct vlink_ep {
+	struct vlink *vl;
+	struct pci_epc *epc;
+	struct vlink_ob ob;
+	struct vlink_ep_fn fn[VLINK_MAX_FUNCTIONS];
+	struct mutex link_lock;
+	bool linked;
+};
+
+static const struct pci_epc_features vlink_ep_features = {
+	.linkup_notifier = true,
+	.msi_capable = true,
+	.msix_capable = true,
+};
+
+static struct vlink_ep_fn *vlink_ep_fn(struct pci_epc *epc, u8 func_no,
+				       u8 vfunc_no)
 {
+	struct vlink_ep *ep = epc_get_drvdata(epc);
+
+	/* The link has no SR-IOV: only physical functions. */
+	if (vfunc_no || func_no >= epc->max_functions)
+		return NULL;
+	return &ep->fn[func_no];
 }
 
-static const struct vlink_ops vlink_ep_ops = {
+static void cfg_w16(u8 *cfg, unsigned int where, u16 v)
+{
+	WRITE_ONCE(*(__le16 *)(cfg + where), cpu_to_le16(v));
+}
+
+static void cfg_w32(u8 *cfg, unsigned int where, u32 v)
+{
+	WRITE_ONCE(*(__le32 *)(cfg + where), cpu_to_le32(v));
+}
+
+static u16 cfg_r16(const u8 *cfg, unsigned int where)
+{
+	return le16_to_cpu(READ_ONCE(*(const __le16 *)(cfg + where)));
+}
+
+static u32 cfg_r32(const u8 *cfg, unsigned int where)
+{
+	return le32_to_cpu(READ_ONCE(*(const __le32 *)(cfg + where)));
+}
+
+/* Chain whichever capabilities the function has. */
+static void vlink_ep_link_caps(struct vlink_ep_fn *f)
+{
+	u8 first = 0, *next = &first;
+
+	if (f->msi) {
+		*next = VLINK_EP_MSI_CAP;
+		next = &f->cfg[VLINK_EP_MSI_CAP + PCI_CAP_LIST_NEXT];
+	}
+	if (f->msix) {
+		*next = VLINK_EP_MSIX_CAP;
+		next = &f->cfg[VLINK_EP_MSIX_CAP + PCI_CAP_LIST_NEXT];
+	}
+	*next = 0;
+	f->cfg[PCI_CAPABILITY_LIST] = first;
+	cfg_w16(f->cfg, PCI_STATUS, first ? PCI_STATUS_CAP_LIST : 0);
+}
+
+static int vlink_ep_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+				 struct pci_epf_header *hdr)
+{
+	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
+	u8 *cfg;
+
+	if (!f)
+		return -EINVAL;
+	cfg = f->cfg;
+	memset(cfg, 0, PCI_STD_HEADER_SIZEOF);
+	cfg_w16(cfg, PCI_VENDOR_ID, hdr->vendorid);
+	cfg_w16(cfg, PCI_DEVICE_ID, hdr->deviceid);
+	cfg[PCI_REVISION_ID] = hdr->revid;
+	cfg[PCI_CLASS_PROG] = hdr->progif_code;
+	cfg[PCI_CLASS_DEVICE] = hdr->subclass_code;
+	cfg[PCI_CLASS_DEVICE + 1] = hdr->baseclass_code;
+	cfg[PCI_CACHE_LINE_SIZE] = hdr->cache_line_size;
+	cfg[PCI_HEADER_TYPE] = PCI_HEADER_TYPE_NORMAL;
+	cfg_w16(cfg, PCI_SUBSYSTEM_VENDOR_ID, hdr->subsys_vendor_id);
+	cfg_w16(cfg, PCI_SUBSYSTEM_ID, hdr->subsys_id);
+	cfg[PCI_INTERRUPT_PIN] = hdr->interrupt_pin;
+	vlink_ep_link_caps(f);
+	f->has_header = true;
+	return 0;
+}
+
+static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			    struct pci_epf_bar *epf_bar)
+{
+	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
+	enum pci_barno bar = epf_bar->barno;
+	bool is64 = epf_bar->flags & PCI_BASE_ADDRESS_MEM_TYPE_64;
+
+	if (!f || bar < BAR_0 || bar > BAR_5 || (is64 && bar == BAR_5))
+		return -EINVAL;
+	/* Only what the root complex can present: memory, naturally aligned. */
+	if ((epf_bar->flags & PCI_BASE_ADDRESS_SPACE_IO) ||
+	    !is_power_of_2(epf_bar->size) ||
+	    !IS_ALIGNED(epf_bar->phys_addr, epf_bar->size))
+		return -EINVAL;
+
+	f->bar[bar] = epf_bar->addr;
+	WRITE_ONCE(f->desc->bar[bar].phys, epf_bar->phys_addr);
+	WRITE_ONCE(f->desc->bar[bar].flags, epf_bar->flags);
+	WRITE_ONCE(f->desc->bar[bar].size, epf_bar->size);
+	return 0;
+}
+
+static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			       struct pci_epf_bar *epf_bar)
+{
+	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
+	enum pci_barno bar = epf_bar->barno;
+
+	if (!f || bar < BAR_0 || bar > BAR_5)
+		return;
+	WRITE_ONCE(f->desc->bar[bar].size, 0);
+	f->bar[bar] = NULL;
+}
+
+static int vlink_ep_map_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			     phys_addr_t addr, u64 pci_addr, size_t size)
+{
+	struct vlink_ep *ep = epc_get_drvdata(epc);
+
+	if (!vlink_ep_fn(epc, func_no, vfunc_no))
+		return -EINVAL;
+	return vlink_ob_map(&ep->ob, addr, pci_addr, size);
+}
+
+static void vlink_ep_unmap_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+				phys_addr_t addr)
+{
+	struct vlink_ep *ep = epc_get_drvdata(epc);
+
+	if (vlink_ep_fn(epc, func_no, vfunc_no))
+		vlink_ob_unmap(&ep->ob, addr);
+}
+
+static int vlink_ep_set_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			    u8 mmc)
+{
+	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
+	u8 *cap;
+
+	if (!f || mmc > 5)
+		return -EINVAL;
+	cap = f->cfg + VLINK_EP_MSI_CAP;
+	memset(cap, 0, PCI_CAP_MSI_SIZEOF_64);
+	cap[PCI_CAP_LIST_ID] = PCI_CAP_ID_MSI;
+	cfg_w16(cap, PCI_MSI_FLAGS, PCI_MSI_FLAGS_64BIT | (mmc << 1));
+	f->msi = true;
+	vlink_ep_link_caps(f);
+	return 0;
+}
+
+static int vlink_ep_get_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
+{
+	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
+	u16 flags;
+
+	if (!f || !f->msi)
+		return -EINVAL;
+	flags = cfg_r16(f->cfg + VLINK_EP_MSI_CAP, PCI_MSI_FLAGS);
+	if (!(flags & PCI_MSI_FLAGS_ENABLE))
+		return -EINVAL;
+	return FIELD_GET(PCI_MSI_FLAGS_QSIZE, flags);
+}
+
+static int vlink_ep_set_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			     u16 interrupts, enum pci_barno bir, u32 offset)
+{
+	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
+	u32 pba = offset + (interrupts + 1) * PCI_MSIX_ENTRY_SIZE;
+	u8 *cap;
+
+	if (!f || interrupts >= 2048 || bir < BAR_0 || bir > BAR_5 ||
+	    (offset & 7))
+		return -EINVAL;
+	cap = f->cfg + VLINK_EP_MSIX_CAP;
+	memset(cap, 0, PCI_CAP_MSIX_SIZEOF);
+	cap[PCI_CAP_LIST_ID] = PCI_CAP_ID_MSIX;
+	cfg_w16(cap, PCI_MSIX_FLAGS, interrupts);
+	cfg_w32(cap, PCI_MSIX_TABLE, offset | bir);
+	cfg_w32(cap, PCI_MSIX_PBA, ALIGN(pba, 8) | bir);
+	f->msix = true;
+	vlink_ep_link_caps(f);
+	return 0;
+}
+
+static int vlink_ep_get_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
+{
+	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
+	u16 flags;
+
+	if (!f || !f->msix)
+		return -EINVAL;
+	flags = cfg_r16(f->cfg + VLINK_EP_MSIX_CAP, PCI_MSIX_FLAGS);
+	if (!(flags & PCI_MSIX_FLAGS_ENABLE))
+		return -EINVAL;
+	return flags & PCI_MSIX_FLAGS_QSIZE;
+}
+
+/* Deliver a posted MSI/MSI-X write: only the link's MSI address exists. */
+static int vlink_ep_post(struct vlink_ep *ep, u64 addr, u32 data)
+{
+	struct vlink *vl = ep->vl;
+
+	if (addr != VLINK_MSI_ADDRESS || data < VLINK_INTX_BITS ||
+	    data >= VLINK_IRQ_BITS) {
+		pci_err(vl->pdev, "MSI write to %#llx data %#x is not a vlink interrupt\n",
+			addr, data);
+		return -EINVAL;
+	}
+	set_bit(data, vl->shm + VLINK_IRQ_OFFSET);
+	vlink_ring(vl, VLINK_VEC_IRQ);
+	return 0;
+}
+
+static int vlink_ep_raise_msi(struct vlink_ep *ep, struct vlink_ep_fn *f,
+			      u16 n)
+{
+	const u8 *cap = f->cfg + VLINK_EP_MSI_CAP;
+	u16 flags = cfg_r16(cap, PCI_MSI_FLAGS);
+	u64 addr;
+
+	if (!f->msi || !(flags & PCI_MSI_FLAGS_ENABLE))
+		return -EINVAL;
+	if (!n || n > BIT(FIELD_GET(PCI_MSI_FLAGS_QSIZE, flags)))
+		return -EINVAL;
+	addr = cfg_r32(cap, PCI_MSI_ADDRESS_LO) |
+	       (u64)cfg_r32(cap, PCI_MSI_ADDRESS_HI) << 32;
+	/* Multi-message MSI: the vector number goes in the low data bits. */
+	return vlink_ep_post(ep, addr, cfg_r16(cap, PCI_MSI_DATA_64) | (n - 1));
+}
+
+static int vlink_ep_raise_msix(struct vlink_ep *ep, struct vlink_ep_fn *f,
+			       u16 n)
+{
+	const u8 *cap = f->cfg + VLINK_EP_MSIX_CAP;
+	u16 flags = cfg_r16(cap, PCI_MSIX_FLAGS);
+	u32 table = cfg_r32(cap, PCI_MSIX_TABLE);
+	void *bar = f->bar[table & PCI_MSIX_TABLE_BIR];
+	void *entry;
+	u32 ctrl;
+
+	if (!f->msix || !(flags & PCI_MSIX_FLAGS_ENABLE) || !bar)
+		return -EINVAL;
+	if (!n || n > (flags & PCI_MSIX_FLAGS_QSIZE) + 1)
+		return -EINVAL;
+	/* The host wrote the table into our BAR memory. */
+	entry = bar + (table & PCI_MSIX_TABLE_OFFSET) +
+		(n - 1) * PCI_MSIX_ENTRY_SIZE;
+	ctrl = le32_to_cpu(READ_ONCE(*(__le32 *)(entry +
+					PCI_MSIX_ENTRY_VECTOR_CTRL)));
+	if ((flags & PCI_MSIX_FLAGS_MASKALL) ||
+	    (ctrl & PCI_MSIX_ENTRY_CTRL_MASKBIT))
+		return -EAGAIN;
+	return vlink_ep_post(ep,
+		le32_to_cpu(READ_ONCE(*(__le32 *)(entry + PCI_MSIX_ENTRY_LOWER_ADDR))) |
+		(u64)le32_to_cpu(READ_ONCE(*(__le32 *)(entry + PCI_MSIX_ENTRY_UPPER_ADDR))) << 32,
+		le32_to_cpu(READ_ONCE(*(__le32 *)(entry + PCI_MSIX_ENTRY_DATA))));
+}
+
+static int vlink_ep_raise_irq(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
+			      enum pci_epc_irq_type type, u16 interrupt_num)
+{
+	struct vlink_ep *ep = epc_get_drvdata(epc);
+	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
+	u8 pin;
+
+	if (!f || !f->has_header)
+		return -EINVAL;
+	if (!ep->linked)
+		return -ENOLINK;
+
+	switch (type) {
+	case PCI_EPC_IRQ_LEGACY:
+		pin = f->cfg[PCI_INTERRUPT_PIN];
+		if (pin < 1 || pin > 4 ||
+		    (cfg_r16(f->cfg, PCI_COMMAND) & PCI_COMMAND_INTX_DISABLE))
+			return -EINVAL;
+		set_bit(4 * func_no + pin - 1, ep->vl->shm + VLINK_IRQ_OFFSET);
+		vlink_ring(ep->vl, VLINK_VEC_IRQ);
+		return 0;
+	case PCI_EPC_IRQ_MSI:
+		return vlink_ep_raise_msi(ep, f, interrupt_num);
+	case PCI_EPC_IRQ_MSIX:
+		return vlink_ep_raise_msix(ep, f, interrupt_num);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int vlink_ep_start(struct pci_epc *epc)
+{
+	struct vlink_ep *ep = epc_get_drvdata(epc);
+	struct vlink_side *self = ep->vl->self;
+	u32 mask = 0;
+	unsigned int i;
+
+	for (i = 0; i < epc->max_functions; i++)
+		if (ep->fn[i].has_header && (epc->function_num_map & BIT(i)))
+			mask |= BIT(i);
+	if (!mask) {
+		dev_err(&epc->dev, "start: no function has written its header\n");
+		return -EINVAL;
+	}
+	mutex_lock(&ep->link_lock);
+	WRITE_ONCE(self->func_mask, mask);
+	WRITE_ONCE(self->start_gen, self->start_gen + 1);
+	WRITE_ONCE(self->started, 1);
+	mutex_unlock(&ep->link_lock);
+	dev_info(&epc->dev, "started (generation %u, functions %#x)\n",
+		 self->start_gen, mask);
+	vlink_ring(ep->vl, VLINK_VEC_LINK);
+	return 0;
+}
+
+static void vlink_ep_stop(struct pci_epc *epc)
+{
+	struct vlink_ep *ep = epc_get_drvdata(epc);
+	struct vlink_side *self = ep->vl->self;
+
+	mutex_lock(&ep->link_lock);
+	WRITE_ONCE(self->started, 0);
+	WRITE_ONCE(self->start_gen, self->start_gen + 1);
+	ep->linked = false;
+	mutex_unlock(&ep->link_lock);
+	dev_info(&epc->dev, "stopped (generation %u)\n", self->start_gen);
+	vlink_ring(ep->vl, VLINK_VEC_LINK);
+}
+
+static const struct pci_epc_features *
+vlink_ep_get_features(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
+{
+	return vlink_ep_fn(epc, func_no, vfunc_no) ? &vlink_ep_features : NULL;
+}
+
+static const struct pci_epc_ops vlink_ep_ops = {
+	.write_header = vlink_ep_write_header,
+	.set_bar = vlink_ep_set_bar,
+	.clear_bar = vlink_ep_clear_bar,
+	.map_addr = vlink_ep_map_addr,
+	.unmap_addr = vlink_ep_unmap_addr,
+	.set_msi = vlink_ep_set_msi,
+	.get_msi = vlink_ep_get_msi,
+	.set_msix = vlink_ep_set_msix,
+	.get_msix = vlink_ep_get_msix,
+	.raise_irq = vlink_ep_raise_irq,
+	.start = vlink_ep_start,
+	.stop = vlink_ep_stop,
+	.get_features = vlink_ep_get_features,
+	.owner = THIS_MODULE,
+};
+
+/*
+ * Our generation is up once the root complex has enumerated it; it is down
+ * again when the root complex or its driver goes away.
+ */
+static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
+{
+	struct vlink_ep *ep = vl->priv;
+	bool up, changed;
+
+	mutex_lock(&ep->link_lock);
+	up = peer_alive && READ_ONCE(vl->self->started) &&
+	     READ_ONCE(vl->other->enum_gen) == vl->self->start_gen;
+	changed = up != ep->linked;
+	ep->linked = up;
+	mutex_unlock(&ep->link_lock);
+
+	if (!changed)
+		return;
+	dev_info(&ep->epc->dev, "link %s\n", up ? "up" : "down");
+	if (up)
+		pci_epc_linkup(ep->epc);
+	else
+		pci_epc_linkdown(ep->epc);
+}
+
+static const struct vlink_ops vlink_ep_link_ops = {
 	.link_event = vlink_ep_link_event,
 };
 
+static int vlink_ep_init_functions(struct vlink_ep *ep)
+{
+	struct vlink *vl = ep->vl;
+	struct device_node *np = vl->pdev->dev.of_node;
+	u8 max = VLINK_MAX_FUNCTIONS;
+	unsigned int i;
+
+	of_property_read_u8(np, "max-functions", &max);
+	if (!max || max > vl->hdr->max_functions) {
+		dev_err(&vl->pdev->dev, "max-functions %u: the link has room for 1..%u\n",
+			max, vl->hdr->max_functions);
+		return -EINVAL;
+	}
+	ep->epc->max_functions = max;
+	for (i = 0; i < max; i++) {
+		ep->fn[i].cfg = vl->shm + VLINK_CFG_OFFSET + i * VLINK_CFG_SIZE;
+		ep->fn[i].desc = vl->shm + VLINK_FUNC_OFFSET +
+				 i * VLINK_FUNC_STRIDE;
+		memset(ep->fn[i].cfg, 0, VLINK_CFG_SIZE);
+		memset(ep->fn[i].desc, 0, sizeof(*ep->fn[i].desc));
+	}
+	return 0;
+}
+
+static void vlink_ep_mem_exit(void *epc)
+{
+	pci_epc_mem_exit(epc);
+}
+
 static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
-	struct vlink *vl;
+	struct device *dev = &pdev->dev;
+	struct pci_epc_mem_window win;
+	struct vlink_ep *ep;
+	int ret;
 
 	/* Every ivshmem device is offered to us: take only our link. */
-	if (!of_device_is_compatible(pdev->dev.of_node, "vlink,pcie-ep"))
+	if (!of_device_is_compatible(dev->of_node, "vlink,pcie-ep"))
 		return -ENODEV;
 
-	vl = vlink_probe(pdev, VLINK_ROLE_EP, &vlink_ep_ops, NULL);
-	return PTR_ERR_OR_ZERO(vl);
+	ep = devm_kzalloc(dev, sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return -ENOMEM;
+	mutex_init(&ep->link_lock);
+
+	ep->vl = vlink_probe(pdev, VLINK_ROLE_EP, &vlink_ep_link_ops, ep);
+	if (IS_ERR(ep->vl))
+		return PTR_ERR(ep->vl);
+	ret = vlink_ob_init(&ep->ob, ep->vl, VLINK_EP_OB_SIZE);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot set up the outbound window\n");
+
+	ep->epc = devm_pci_epc_create(dev, &vlink_ep_ops);
+	if (IS_ERR(ep->epc))
+		return dev_err_probe(dev, PTR_ERR(ep->epc), "cannot create the EPC\n");
+	epc_set_drvdata(ep->epc, ep);
+	ret = vlink_ep_init_functions(ep);
+	if (ret)
+		return ret;
+
+	/* The window is mapped already: the library hands out parts of it. */
+	win = (struct pci_epc_mem_window) {
+		.phys_base = ep->ob.phys,
+		.virt_base = ep->ob.virt,
+		.size = ep->ob.size,
+		.page_size = PAGE_SIZE,
+	};
+	ret = pci_epc_multi_mem_init(ep->epc, &win, 1);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot init the outbound address space\n");
+	ret = devm_add_action_or_reset(dev, vlink_ep_mem_exit, ep->epc);
+	if (ret)
+		return ret;
+
+	ret = vlink_start(ep->vl);
+	if (ret)
+		return ret;
+	dev_info(dev, "endpoint controller %s: %u function(s), outbound window %zu MiB\n",
+		 dev_name(&ep->epc->dev), ep->epc->max_functions,
+		 ep->ob.size >> 20);
+	return 0;
 }
 
 static const struct pci_device_id vlink_ep_ids[] = {

@@ -355,7 +355,7 @@ static void vlink_put_window(void *data)
 {
 	struct vlink *vl = data;
 
-	pci_release_region(vl->win, 2);
+	release_resource(&vl->win_res);
 	pci_disable_device(vl->win);
 	pci_dev_put(vl->win);
 }
@@ -383,19 +383,21 @@ static int vlink_get_window(struct vlink *vl)
 	ret = pci_enable_device_mem(vl->win);
 	if (ret)
 		goto err_put;
-	ret = pci_request_region(vl->win, 2, "vlink-window");
+	/*
+	 * Not a busy region: the root complex nests the BARs it presents
+	 * inside it, the endpoint maps pieces of it.
+	 */
+	vl->win_res.name = "vlink peer RAM";
+	vl->win_res.start = pci_resource_start(vl->win, 2);
+	vl->win_res.end = pci_resource_end(vl->win, 2);
+	vl->win_res.flags = IORESOURCE_MEM;
+	ret = request_resource(&vl->win->resource[2], &vl->win_res);
 	if (ret)
 		goto err_disable;
-	vl->win_phys = pci_resource_start(vl->win, 2);
-	vl->win_size = pci_resource_len(vl->win, 2);
-	if (!vl->win_size) {
-		ret = -ENODEV;
-		goto err_release;
-	}
+	vl->win_phys = vl->win_res.start;
+	vl->win_size = resource_size(&vl->win_res);
 	return devm_add_action_or_reset(dev, vlink_put_window, vl);
 
-err_release:
-	pci_release_region(vl->win, 2);
 err_disable:
 	pci_disable_device(vl->win);
 err_put:
@@ -459,9 +461,8 @@ static void vlink_announce(struct vlink *vl)
  * @ops: the role's callbacks
  * @priv: the role driver's data, left in vlink->priv
  *
+ * Maps and checks everything; the peer hears of us only at vlink_start().
  * Everything is device-managed: the link goes away with @pdev's driver.
- * On success the link has announced itself to the peer, and the first link
- * event is already queued.
  *
  * Return: the link, or an ERR_PTR() after logging why the device was refused.
  */
@@ -501,16 +502,29 @@ struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
 	ret = devm_add_action_or_reset(dev, vlink_going_away, vl);
 	if (ret)
 		return ERR_PTR(ret);
+	return vl;
+}
+
+/**
+ * vlink_start() - take the doorbells and announce ourselves to the peer
+ * @vl: a link from vlink_probe(), whose role driver is ready for link events
+ *
+ * Return: 0, or a negative errno when the doorbell vectors cannot be had.
+ */
+int vlink_start(struct vlink *vl)
+{
+	int ret;
+
 	ret = vlink_request_doorbells(vl);
 	if (ret)
-		return ERR_PTR(ret);
+		return ret;
 
-	pci_info(pdev, "%s link: shm %u KiB v%u, peer id %u; peer-RAM window %pa+%pa, peer RAM at %#llx\n",
-		 vlink_role_name(role), vl->hdr->shm_size / 1024,
-		 vl->hdr->version, vl->hdr->peer_id[role], &vl->win_phys,
-		 &vl->win_size, vl->peer_ram_base);
+	pci_info(vl->pdev, "%s link: shm %u KiB v%u, peer id %u; peer-RAM window %pR, peer RAM at %#llx\n",
+		 vlink_role_name(vl->role), vl->hdr->shm_size / 1024,
+		 vl->hdr->version, vl->hdr->peer_id[vl->role], &vl->win_res,
+		 vl->peer_ram_base);
 
 	vlink_announce(vl);
 	schedule_work(&vl->link_work);
-	return vl;
+	return 0;
 }

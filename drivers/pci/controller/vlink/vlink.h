@@ -44,6 +44,7 @@ struct vlink_ops {
  * @self: this role's side area in @shm
  * @other: the peer's side area in @shm
  * @win: the window onto the peer's RAM
+ * @win_res: the window's address range, claimed inside the device's BAR2
  * @win_phys: CPU physical address of the window
  * @win_size: size of the window, that is of the peer's RAM
  * @peer_ram_base: where the peer's RAM starts in the peer's own view
@@ -67,6 +68,7 @@ struct vlink {
 	struct vlink_side *self;
 	struct vlink_side *other;
 	struct pci_dev *win;
+	struct resource win_res;
 	phys_addr_t win_phys;
 	resource_size_t win_size;
 	u64 peer_ram_base;
@@ -81,6 +83,7 @@ struct vlink {
 
 struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
 			  const struct vlink_ops *ops, void *priv);
+int vlink_start(struct vlink *vl);
 void vlink_ring(struct vlink *vl, enum vlink_vector vec);
 bool vlink_peer_alive(struct vlink *vl);
 void __iomem *vlink_map_peer(struct vlink *vl, u64 peer_addr, size_t size);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vlink outbound window: the endpoint's outbound address translation onto
+ * the root complex's RAM.
+ */
+#ifndef _VLINK_OUTBOUND_H
+#define _VLINK_OUTBOUND_H
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+struct vlink;
+
+#define VLINK_OB_MAPS		32
+
+/**
+ * struct vlink_ob_map - one mapped part of the window
+ * @phys: its start, as the address-space library gave it out
+ * @pci_addr: the host address it shows
+ * @size: bytes, page-aligned; 0 for a free slot
+ */
+struct vlink_ob_map {
+	phys_addr_t phys;
+	u64 pci_addr;
+	size_t size;
+};
+
+/**
+ * struct vlink_ob - the outbound window of an endpoint link
+ * @vl: the link
+ * @phys: the window's start, a cookie for the address-space library
+ * @virt: its virtual range, whose PTEs map_addr() moves
+ * @size: its size
+ * @parking: where unmapped pages point
+ * @lock: protects @map
+ * @map: the mapped parts
+ */
+struct vlink_ob {
+	struct vlink *vl;
+	phys_addr_t phys;
+	void __iomem *virt;
+	size_t size;
+	struct page *parking;
+	struct mutex lock;
+	struct vlink_ob_map map[VLINK_OB_MAPS];
+};
+
+int vlink_ob_init(struct vlink_ob *ob, struct vlink *vl, size_t size);
+int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
+		 size_t size);
+void vlink_ob_unmap(struct vlink_ob *ob, phys_addr_t phys);
+phys_addr_t vlink_ob_translate(struct vlink_ob *ob, u64 pci_addr, size_t size);
+
+#endif /* _VLINK_OUTBOUND_H */
