@@ -62,6 +62,7 @@ struct vlink_rc_fn {
  * @intx_domain: INTA..INTD of the root bus
  * @msi_lock: protects @msi_used
  * @msi_used: pending-bitmap bits given out as MSI vectors
+ * @add_nb: gives the functions of our bus our MSI domain
  */
 struct vlink_rc {
 	struct vlink *vl;
@@ -77,6 +78,7 @@ struct vlink_rc {
 	struct irq_domain *intx_domain;
 	struct mutex msi_lock;
 	unsigned long msi_used[BITS_TO_LONGS(VLINK_IRQ_BITS)];
+	struct notifier_block add_nb;
 };
 
 #define VLINK_INTX_BITS		(4 * VLINK_MAX_FUNCTIONS)
@@ -567,6 +569,30 @@ static int vlink_rc_create_domains(struct vlink_rc *rc)
 
 /* The bus */
 
+/*
+ * The PCI core looks a new function's MSI domain up through the device
+ * tree, and the walk from our bus reaches the board's host bridge and its
+ * GICv2m frame, which the endpoint cannot reach.  Our functions get our
+ * domain as they are added, before any driver probes them.
+ */
+static int vlink_rc_device_added(struct notifier_block *nb,
+				 unsigned long action, void *data)
+{
+	struct vlink_rc *rc = container_of(nb, struct vlink_rc, add_nb);
+	struct pci_dev *pdev = to_pci_dev(data);
+
+	if (action == BUS_NOTIFY_ADD_DEVICE && pdev->bus == rc->bus)
+		dev_set_msi_domain(&pdev->dev, rc->msi_domain);
+	return NOTIFY_DONE;
+}
+
+static void vlink_rc_remove_notifier(void *data)
+{
+	struct vlink_rc *rc = data;
+
+	bus_unregister_notifier(&pci_bus_type, &rc->add_nb);
+}
+
 static void vlink_rc_remove_bus(void *data)
 {
 	struct vlink_rc *rc = data;
@@ -606,7 +632,15 @@ static int vlink_rc_create_bus(struct vlink_rc *rc)
 	rc->bus = bridge->bus;
 	dev_set_msi_domain(&rc->bus->dev, rc->msi_domain);
 	pci_bus_add_devices(rc->bus);
-	return devm_add_action_or_reset(dev, vlink_rc_remove_bus, rc);
+	ret = devm_add_action_or_reset(dev, vlink_rc_remove_bus, rc);
+	if (ret)
+		return ret;
+
+	rc->add_nb.notifier_call = vlink_rc_device_added;
+	ret = bus_register_notifier(&pci_bus_type, &rc->add_nb);
+	if (ret)
+		return ret;
+	return devm_add_action_or_reset(dev, vlink_rc_remove_notifier, rc);
 }
 
 static int vlink_rc_probe(struct pci_dev *pdev, const struct pci_device_id *id)
