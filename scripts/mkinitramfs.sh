@@ -31,7 +31,7 @@ trap 'rm -f "$spec"' EXIT
 	echo "file /etc/profile $repo/qemu/initramfs/profile 0644 0 0"
 	echo "file /usr/bin/pcitest $pcitest 0755 0 0"
 	echo "file /usr/bin/pcitest.sh $tree/tools/pci/pcitest.sh 0755 0 0"
-	for f in "$repo"/configfs-scripts/*; do
+	for f in "$repo"/configfs-scripts/* "$repo"/qemu/initramfs/bin/*; do
 		[ -f "$f" ] || continue
 		echo "file /usr/bin/$(basename "$f") $f 0755 0 0"
 	done
