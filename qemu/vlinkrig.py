@@ -181,19 +181,23 @@ class Guest:
         self.sock.sendall(text.encode())
 
     def run(self, cmd, timeout=60):
-        """Run a shell command on the console; return (status, output)."""
+        """Run a shell command on the console; return (status, output).
+
+        The output is what the command printed between two markers (kernel
+        messages that came meanwhile included).  Both markers are built by
+        the shell, so the echo of the typed line never matches them.
+        """
         self.seq += 1
-        tag = f"@@{self.name}-{self.seq}@@"
+        tag = f"@@{self.name}-{self.seq}@"
         start = self.mark()
-        # The status is printed with an expansion, so the echoed command
-        # line itself never matches the pattern below.
-        self.send(f"{cmd}; echo \"{tag} $?\"\n")
-        m = self.expect(re.escape(tag) + r" (\d+)$", timeout,
-                        f"the command '{cmd}' to finish", since=start)
-        out = self.buf[start:m.start()]
-        # Drop the echoed command line.
-        out = out.split("\n", 1)[1] if "\n" in out else ""
-        return int(m.group(1)), out
+        self.send(f'echo "{tag}""@ <"; {cmd}; echo "{tag}""@ >$?"\n')
+        begin = self.expect(re.escape(tag) + "@ <$", timeout,
+                            f"the command '{cmd}' to start", since=start)
+        end = self.expect(re.escape(tag) + r"@ >(\d+)$", timeout,
+                          f"the command '{cmd}' to finish",
+                          since=begin.end())
+        return int(end.group(1)), self.output(begin.end() + 1)[
+            :end.start() - begin.end() - 1]
 
     def wait_shell(self, timeout=120):
         """Wait for init's shell, then make sure it answers."""

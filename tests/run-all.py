@@ -19,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import test_boot  # noqa: E402
+import test_endpoint  # noqa: E402
 from vlinktest import Results, Stage  # noqa: E402
 
 
@@ -59,6 +60,8 @@ def main():
         server_tests(results, build)
     with Stage("boot test"):
         test_boot.run(results, build)
+    with Stage("endpoint framework: bind, BARs, bad input, cycles"):
+        test_endpoint.run(results, build)
     print(f"=== total: {time.monotonic() - t0:.1f} s; consoles in {logs}")
     print(f"{results.passed} passed, {results.failed} failed", flush=True)
     return 1 if results.failed else 0

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Protocol tests of vlink-server, one case per run:
+ *
+ *   test-server CASE DIR    talk to the server listening on DIR/ep.sock,
+ *                           DIR/rc.sock and DIR/monitor.sock
+ *   test-server mkstale PATH   leave a socket file nobody listens on
+ *
+ * Exit status 0 when the case passed; otherwise 1 with a one-line reason on
+ * stdout.  run.sh starts and stops the server around each case.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "fakepeer.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const int ep_only[] = { VLINK_ROLE_EP };
+static const int ep_rc[] = { VLINK_ROLE_EP, VLINK_ROLE_RC };
+static const int ep_mon[] = { VLINK_ROLE_EP, VLINK_ROLE_MONITOR };
+
+#define CHECK_FIELD(hdr, field, want)					\
+	do {								\
+		if ((unsigned long long)(hdr)->field !=			\
+		    (unsigned long long)(want))				\
+			fail("header %s is %#llx, expected %#llx",	\
+			     #field,					\
+			     (unsigned long long)(hdr)->field,		\
+			     (unsigned long long)(want));		\
+	} while (0)
+
+static void check_header(struct vlink_header *hdr)
+{
+	int r;
+
+	CHECK_FIELD(hdr, magic, VLINK_MAGIC);
+	CHECK_FIELD(hdr, version, VLINK_VERSION);
+	CHECK_FIELD(hdr, shm_size, VLINK_SHM_SIZE);
+	CHECK_FIELD(hdr, nr_vectors, VLINK_NR_VECTORS);
+	for (r = 0; r < VLINK_NR_ROLES; r++)
+		CHECK_FIELD(hdr, peer_id[r], VLINK_PEER_ID(r));
+	CHECK_FIELD(hdr, max_functions, VLINK_MAX_FUNCTIONS);
+	CHECK_FIELD(hdr, side_offset, VLINK_SIDE_OFFSET);
+	CHECK_FIELD(hdr, func_offset, VLINK_FUNC_OFFSET);
+	CHECK_FIELD(hdr, irq_offset, VLINK_IRQ_OFFSET);
+	CHECK_FIELD(hdr, irq_bits, VLINK_IRQ_BITS);
+	CHECK_FIELD(hdr, cfg_offset, VLINK_CFG_OFFSET);
+	CHECK_FIELD(hdr, cfg_size, VLINK_CFG_SIZE);
+	CHECK_FIELD(hdr, msi_address, VLINK_MSI_ADDRESS);
+}
+
+static void check_presence(struct vlink_header *hdr, int role,
+			   unsigned int present, unsigned int connects)
+{
+	if (hdr->present[role] != present)
+		fail("header present[%s] is %u, expected %u", role_name(role),
+		     hdr->present[role], present);
+	if (hdr->connects[role] != connects)
+		fail("header connects[%s] is %u, expected %u",
+		     role_name(role), hdr->connects[role], connects);
+}
+
+/* Case 1: everything a lone EP gets, and the shm it maps. */
+static void case_handshake(void)
+{
+	struct fake_peer ep;
+	char what[64];
+	int v, w, i;
+
+	fake_init(&ep, VLINK_ROLE_EP);
+	fake_handshake(&ep, NULL, 0);
+	fake_expect_quiet(&ep);
+
+	check_header(ep.hdr);
+	check_presence(ep.hdr, VLINK_ROLE_EP, 1, 1);
+	check_presence(ep.hdr, VLINK_ROLE_RC, 0, 0);
+	check_presence(ep.hdr, VLINK_ROLE_MONITOR, 0, 0);
+	for (i = sizeof(*ep.hdr); i < VLINK_SHM_SIZE; i++)
+		if (ep.shm[i])
+			fail("shm byte %#x is %#x, expected 0", i,
+			     (unsigned char)ep.shm[i]);
+
+	/* Four distinct eventfds: each rings only itself. */
+	for (v = 0; v < VLINK_NR_VECTORS; v++) {
+		check_quiet(&ep);
+		efd_ring(ep.own[v]);
+		snprintf(what, sizeof(what), "ep's own vector %d", v);
+		efd_expect_rung(ep.own[v], what);
+		for (w = 0; w < VLINK_NR_VECTORS; w++) {
+			snprintf(what, sizeof(what),
+				 "ep's own vector %d after ringing %d", w, v);
+			efd_expect_quiet(ep.own[w], what);
+		}
+	}
+	fake_close(&ep);
+}
+
+/* EP then RC, both told about each other, LINK ring of EP consumed. */
+static void connect_ep_rc(struct fake_peer *ep, struct fake_peer *rc)
+{
+	fake_init(ep, VLINK_ROLE_EP);
+	fake_init(rc, VLINK_ROLE_RC);
+	fake_handshake(ep, NULL, 0);
+	fake_handshake(rc, ep_only, ARRAY_SIZE(ep_only));
+	fake_expect_join(ep, VLINK_ROLE_RC);
+	efd_expect_rung(ep->own[VLINK_VEC_LINK],
+			"ep's LINK vector after rc connected");
+}
+
+/* Case 2: the fds each side got really reach the other. */
+static void case_two_peers(void)
+{
+	struct fake_peer ep, rc;
+
+	connect_ep_rc(&ep, &rc);
+	fake_expect_quiet(&ep);
+	fake_expect_quiet(&rc);
+	check_linked(&rc, &ep);
+	check_linked(&ep, &rc);
+	fake_close(&rc);
+	fake_close(&ep);
+}
+
+/* Case 3: RC's arrival resets its side area and rings EP's LINK. */
+static void case_link_up(void)
+{
+	struct fake_peer ep, rc;
+
+	fake_init(&ep, VLINK_ROLE_EP);
+	fake_init(&rc, VLINK_ROLE_RC);
+	fake_handshake(&ep, NULL, 0);
+	memset(side_area(&ep, VLINK_ROLE_RC), 0xa5, VLINK_SIDE_STRIDE);
+	memset(side_area(&ep, VLINK_ROLE_EP), 0x5a, VLINK_SIDE_STRIDE);
+	check_quiet(&ep);
+
+	fake_handshake(&rc, ep_only, ARRAY_SIZE(ep_only));
+	fake_expect_join(&ep, VLINK_ROLE_RC);
+	efd_expect_rung(ep.own[VLINK_VEC_LINK],
+			"ep's LINK vector after rc connected");
+	check_quiet(&ep);
+
+	check_presence(ep.hdr, VLINK_ROLE_RC, 1, 1);
+	check_presence(ep.hdr, VLINK_ROLE_EP, 1, 1);
+	check_side_filled(&ep, VLINK_ROLE_RC, 0);
+	check_side_filled(&ep, VLINK_ROLE_EP, 0x5a);
+	/* Both map the same memory. */
+	if (memcmp(ep.shm, rc.shm, VLINK_SHM_SIZE))
+		fail("ep and rc map different shared memories");
+	fake_close(&rc);
+	fake_close(&ep);
+}
+
+/* Case 4: RC's departure is announced, resets its side, rings EP. */
+static void case_link_down(void)
+{
+	struct fake_peer ep, rc;
+
+	connect_ep_rc(&ep, &rc);
+	memset(side_area(&rc, VLINK_ROLE_RC), 0xa5, VLINK_SIDE_STRIDE);
+	memset(side_area(&ep, VLINK_ROLE_EP), 0x5a, VLINK_SIDE_STRIDE);
+	fake_close(&rc);
+
+	fake_expect_leave(&ep, VLINK_ROLE_RC);
+	efd_expect_rung(ep.own[VLINK_VEC_LINK],
+			"ep's LINK vector after rc disconnected");
+	check_quiet(&ep);
+	check_presence(ep.hdr, VLINK_ROLE_RC, 0, 1);
+	check_presence(ep.hdr, VLINK_ROLE_EP, 1, 1);
+	check_side_filled(&ep, VLINK_ROLE_RC, 0);
+	check_side_filled(&ep, VLINK_ROLE_EP, 0x5a);
+	fake_expect_quiet(&ep);
+	fake_close(&ep);
+}
+
+/* Case 5: a returning RC gets fresh, working eventfds. */
+static void case_reconnect(void)
+{
+	struct fake_peer ep, rc;
+	int old[VLINK_NR_VECTORS];
+	char what[64];
+	int v;
+
+	connect_ep_rc(&ep, &rc);
+	for (v = 0; v < VLINK_NR_VECTORS; v++) {
+		old[v] = dup(ep.peer[VLINK_ROLE_RC][v]);
+		if (old[v] < 0)
+			fail("dup: %s", strerror(errno));
+	}
+	fake_close(&rc);
+	fake_expect_leave(&ep, VLINK_ROLE_RC);
+	efd_expect_rung(ep.own[VLINK_VEC_LINK],
+			"ep's LINK vector after rc disconnected");
+
+	fake_handshake(&rc, ep_only, ARRAY_SIZE(ep_only));
+	fake_expect_join(&ep, VLINK_ROLE_RC);
+	efd_expect_rung(ep.own[VLINK_VEC_LINK],
+			"ep's LINK vector after rc reconnected");
+	check_presence(ep.hdr, VLINK_ROLE_RC, 1, 2);
+	check_presence(ep.hdr, VLINK_ROLE_EP, 1, 1);
+	check_linked(&rc, &ep);
+	check_linked(&ep, &rc);
+
+	/* The first RC's eventfds must not reach the second one. */
+	for (v = 0; v < VLINK_NR_VECTORS; v++) {
+		efd_ring(old[v]);
+		snprintf(what, sizeof(what),
+			 "new rc's vector %d (old rc's eventfd rung)", v);
+		efd_expect_quiet(rc.own[v], what);
+		close(old[v]);
+	}
+	fake_close(&rc);
+	fake_close(&ep);
+}
+
+/* A second client of a busy role is closed without a word. */
+static void expect_refused(int role)
+{
+	struct fake_peer dup;
+	char what[96];
+
+	fake_init(&dup, role);
+	dup.name = "duplicate";
+	dup.sock = sock_connect(test_path(role == VLINK_ROLE_EP ?
+					  "ep.sock" : "rc.sock"));
+	snprintf(what, sizeof(what),
+		 "EOF on a second %s connection (role busy)", role_name(role));
+	fake_expect_eof(&dup, what);
+	fake_close(&dup);
+}
+
+/* Case 6: one client per role; the first one is not disturbed. */
+static void case_duplicate_role(void)
+{
+	struct fake_peer ep, rc;
+
+	fake_init(&ep, VLINK_ROLE_EP);
+	fake_init(&rc, VLINK_ROLE_RC);
+	fake_handshake(&ep, NULL, 0);
+	expect_refused(VLINK_ROLE_EP);
+	fake_expect_quiet(&ep);
+	check_presence(ep.hdr, VLINK_ROLE_EP, 1, 1);
+
+	fake_handshake(&rc, ep_only, ARRAY_SIZE(ep_only));
+	fake_expect_join(&ep, VLINK_ROLE_RC);
+	efd_expect_rung(ep.own[VLINK_VEC_LINK],
+			"ep's LINK vector after rc connected");
+	expect_refused(VLINK_ROLE_RC);
+	expect_refused(VLINK_ROLE_EP);
+	fake_expect_quiet(&ep);
+	fake_expect_quiet(&rc);
+	check_presence(ep.hdr, VLINK_ROLE_RC, 1, 1);
+	check_linked(&rc, &ep);
+	check_linked(&ep, &rc);
+	fake_close(&rc);
+	fake_close(&ep);
+}
+
+static void send_all(int sock, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = send(sock, p, len, MSG_NOSIGNAL);
+		if (n < 0)
+			fail("sending garbage: %s", strerror(errno));
+		p += n;
+		len -= n;
+	}
+}
+
+static void send_fd(int sock, int fd)
+{
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	char byte = 'x';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+
+	memset(&ctl, 0, sizeof(ctl));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1)
+		fail("sending an fd to the server: %s", strerror(errno));
+}
+
+/*
+ * Case 9: clients that talk, pass fds, or vanish before reading must not
+ * hurt the server or the other peers.
+ */
+static void case_garbage(void)
+{
+	struct fake_peer ep, rc, mon;
+	static char junk[65536];
+	size_t i;
+	int sock;
+
+	for (i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(i * 7 + 3);
+
+	fake_init(&ep, VLINK_ROLE_EP);
+	fake_handshake(&ep, NULL, 0);
+	send_all(ep.sock, junk, sizeof(junk));
+	send_fd(ep.sock, ep.own[VLINK_VEC_PING]);
+
+	/* A monitor that talks and never reads. */
+	fake_init(&mon, VLINK_ROLE_MONITOR);
+	mon.sock = sock_connect(test_path("monitor.sock"));
+	send_all(mon.sock, junk, sizeof(junk));
+	fake_expect_join(&ep, VLINK_ROLE_MONITOR);
+
+	/* An RC that connects and goes away at once. */
+	sock = sock_connect(test_path("rc.sock"));
+	send_all(sock, junk, 100);
+	close(sock);
+	fake_expect_join(&ep, VLINK_ROLE_RC);
+	fake_expect_leave(&ep, VLINK_ROLE_RC);
+
+	/* The server is alive, EP still connected, a real RC is served. */
+	efd_expect_rung(ep.own[VLINK_VEC_LINK],
+			"ep's LINK vector after the vanishing rc");
+	fake_init(&rc, VLINK_ROLE_RC);
+	fake_handshake(&rc, ep_mon, ARRAY_SIZE(ep_mon));
+	fake_expect_join(&ep, VLINK_ROLE_RC);
+	efd_expect_rung(ep.own[VLINK_VEC_LINK],
+			"ep's LINK vector after rc connected");
+	check_presence(ep.hdr, VLINK_ROLE_RC, 1, 2);
+	check_presence(ep.hdr, VLINK_ROLE_EP, 1, 1);
+	check_linked(&rc, &ep);
+	check_linked(&ep, &rc);
+	fake_expect_quiet(&ep);
+	fake_close(&mon);
+	fake_close(&rc);
+	fake_close(&ep);
+}
+
+/* Case 10: the monitor sees both sides, and both see it. */
+static void case_monitor(void)
+{
+	struct fake_peer ep, rc, mon;
+
+	connect_ep_rc(&ep, &rc);
+	fake_init(&mon, VLINK_ROLE_MONITOR);
+	fake_handshake(&mon, ep_rc, ARRAY_SIZE(ep_rc));
+	fake_expect_join(&ep, VLINK_ROLE_MONITOR);
+	fake_expect_join(&rc, VLINK_ROLE_MONITOR);
+	check_presence(mon.hdr, VLINK_ROLE_MONITOR, 1, 1);
+
+	/* An observer's arrival is no link event for EP and RC. */
+	fake_expect_quiet(&ep);
+	fake_expect_quiet(&rc);
+	check_quiet(&ep);
+	check_quiet(&rc);
+
+	check_linked(&mon, &ep);
+	check_linked(&mon, &rc);
+	check_linked(&ep, &mon);
+	check_linked(&rc, &mon);
+
+	/* It hears about RC leaving, like EP does. */
+	fake_close(&rc);
+	fake_expect_leave(&ep, VLINK_ROLE_RC);
+	fake_expect_leave(&mon, VLINK_ROLE_RC);
+	efd_expect_rung(ep.own[VLINK_VEC_LINK],
+			"ep's LINK vector after rc disconnected");
+	efd_expect_rung(mon.own[VLINK_VEC_LINK],
+			"monitor's LINK vector after rc disconnected");
+
+	fake_close(&mon);
+	fake_expect_leave(&ep, VLINK_ROLE_MONITOR);
+	fake_expect_quiet(&ep);
+	check_quiet(&ep);
+	check_presence(ep.hdr, VLINK_ROLE_MONITOR, 0, 1);
+	fake_close(&ep);
+}
+
+static pid_t read_server_pid(void)
+{
+	const char *path = test_path("server.pid");
+	FILE *f = fopen(path, "r");
+	int pid;
+
+	if (!f)
+		fail("cannot open %s: %s", path, strerror(errno));
+	if (fscanf(f, "%d", &pid) != 1 || pid <= 1)
+		fail("%s does not hold a pid", path);
+	fclose(f);
+	return pid;
+}
+
+/* Case 8 with clients: SIGTERM while peers are connected. */
+static void case_sigterm_clients(void)
+{
+	struct fake_peer ep, rc, mon;
+
+	connect_ep_rc(&ep, &rc);
+	fake_init(&mon, VLINK_ROLE_MONITOR);
+	fake_handshake(&mon, ep_rc, ARRAY_SIZE(ep_rc));
+	fake_expect_join(&ep, VLINK_ROLE_MONITOR);
+	fake_expect_join(&rc, VLINK_ROLE_MONITOR);
+
+	if (kill(read_server_pid(), SIGTERM) < 0)
+		fail("cannot signal the server: %s", strerror(errno));
+	fake_expect_hangup(&ep);
+	fake_expect_hangup(&rc);
+	fake_expect_hangup(&mon);
+	fake_close(&mon);
+	fake_close(&rc);
+	fake_close(&ep);
+}
+
+/* Binds and closes without unlinking: what a crashed server leaves. */
+static int make_stale(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int sock;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		fail("socket path too long: %s", path);
+	strcpy(addr.sun_path, path);
+	sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (sock < 0 || bind(sock, (struct sockaddr *)&addr,
+			     sizeof(addr)) < 0)
+		fail("cannot create %s: %s", path, strerror(errno));
+	close(sock);
+	return 0;
+}
+
+static const struct test_case {
+	const char *name;
+	void (*run)(void);
+} cases[] = {
+	{ "handshake", case_handshake },
+	{ "two-peers", case_two_peers },
+	{ "link-up", case_link_up },
+	{ "link-down", case_link_down },
+	{ "reconnect", case_reconnect },
+	{ "duplicate-role", case_duplicate_role },
+	{ "garbage", case_garbage },
+	{ "monitor", case_monitor },
+	{ "sigterm-clients", case_sigterm_clients },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	/* The reason line must come out even if we are killed right after. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc != 3)
+		fail("usage: test-server CASE DIR | test-server mkstale PATH");
+	if (!strcmp(argv[1], "mkstale"))
+		return make_stale(argv[2]);
+
+	test_set_dir(argv[2]);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (!strcmp(argv[1], cases[i].name)) {
+			cases[i].run();
+			return 0;
+		}
+	}
+	fail("unknown test case '%s'", argv[1]);
+}
