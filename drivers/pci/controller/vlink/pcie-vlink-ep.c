@@ -23,6 +23,7 @@
 #include <linux/pci-epf.h>
 
 #include "vlink.h"
+#include "vlink-dma.h"
 #include "vlink-outbound.h"
 
 /* Where the capabilities sit in each function's config space image. */
@@ -55,6 +56,7 @@ struct vlink_ep_fn {
  * @vl: the link
  * @epc: the endpoint controller
  * @ob: the outbound window
+ * @dma: the memcpy engine
  * @fn: the functions
  * @link_lock: serialises link state changes
  * @linked: the root complex has enumerated our current generation
@@ -63,6 +65,7 @@ struct vlink_ep {
 	struct vlink *vl;
 	struct pci_epc *epc;
 	struct vlink_ob ob;
+	struct vlink_dma dma;
 	struct vlink_ep_fn fn[VLINK_MAX_FUNCTIONS];
 	struct mutex link_lock;
 	bool linked;
@@ -211,7 +214,7 @@ static int vlink_ep_set_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	if (!f || mmc > 5)
 		return -EINVAL;
 	cap = f->cfg + VLINK_EP_MSI_CAP;
-	memset(cap, 0, PCI_CAP_MSI_SIZEOF_64);
+	memset(cap, 0, PCI_MSI_PENDING_64 + 4);
 	cap[PCI_CAP_LIST_ID] = PCI_CAP_ID_MSI;
 	cfg_w16(cap, PCI_MSI_FLAGS, PCI_MSI_FLAGS_64BIT | (mmc << 1));
 	f->msi = true;
@@ -499,6 +502,9 @@ static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = vlink_ob_init(&ep->ob, ep->vl, VLINK_EP_OB_SIZE);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the outbound window\n");
+	ret = vlink_dma_init(&ep->dma, dev, &ep->ob);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot register the DMA engine\n");
 
 	ep->epc = devm_pci_epc_create(dev, &vlink_ep_ops);
 	if (IS_ERR(ep->epc))
