@@ -20,6 +20,7 @@ sys.path.insert(0, HERE)
 
 import test_boot  # noqa: E402
 import test_endpoint  # noqa: E402
+import test_pcitest  # noqa: E402
 from vlinktest import Results, Stage  # noqa: E402
 
 
@@ -62,6 +63,8 @@ def main():
         test_boot.run(results, build)
     with Stage("endpoint framework: bind, BARs, bad input, cycles"):
         test_endpoint.run(results, build)
+    with Stage("stock pcitest: pcitest.sh, DMA, irq types, corruption"):
+        test_pcitest.run(results, build)
     print(f"=== total: {time.monotonic() - t0:.1f} s; consoles in {logs}")
     print(f"{results.passed} passed, {results.failed} failed", flush=True)
     return 1 if results.failed else 0

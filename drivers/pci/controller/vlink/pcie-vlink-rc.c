@@ -510,10 +510,17 @@ static struct msi_domain_info vlink_rc_msi_info = {
 	.chip = &vlink_rc_msi_top_chip,
 };
 
+/* INTx arrives as assert messages: nothing to mask or acknowledge. */
+static struct irq_chip vlink_rc_intx_chip = {
+	.name = "vlink-intx",
+	.irq_mask = vlink_rc_noop,
+	.irq_unmask = vlink_rc_noop,
+};
+
 static int vlink_rc_intx_map(struct irq_domain *domain, unsigned int irq,
 			     irq_hw_number_t hwirq)
 {
-	irq_set_chip_and_handler(irq, &dummy_irq_chip, handle_simple_irq);
+	irq_set_chip_and_handler(irq, &vlink_rc_intx_chip, handle_simple_irq);
 	irq_set_chip_data(irq, domain->host_data);
 	return 0;
 }

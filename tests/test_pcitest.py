@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The stock host side as the judge: tools/pci/pcitest.sh end to end, its
+transfers again over DMA, the host driver with legacy and MSI-X interrupts,
+and a corrupted transfer that the checksums must catch.
+"""
+
+import re
+
+from vlinkrig import Rig
+from vlinktest import Abort
+from test_endpoint import bind, shell_ok, wait_probed
+
+# What pcitest.sh prints OKAY for: 6 BARs, set-irq-type legacy + the
+# legacy IRQ, set MSI + 32 MSI, set MSI-X + 2048 MSI-X, set MSI again, and
+# 5 sizes each of read, write and copy.
+PCITEST_SH = {
+    r"BAR\d": 6,
+    r"SET IRQ TYPE TO LEGACY": 1,
+    r"LEGACY IRQ": 1,
+    r"SET IRQ TYPE TO MSI": 2,
+    r"MSI\d+": 32,
+    r"SET IRQ TYPE TO MSI-X": 1,
+    r"MSI-X\d+": 2048,
+    r"READ \(\s*\d+ bytes\)": 5,
+    r"WRITE \(\s*\d+ bytes\)": 5,
+    r"COPY \(\s*\d+ bytes\)": 5,
+}
+SIZES = (1, 1024, 1025, 1024000, 1024001)
+
+
+def count_results(out):
+    counts = dict.fromkeys(PCITEST_SH, 0)
+    bad = []
+    for line in out.splitlines():
+        m = re.match(r"(.*?):\s+(OKAY|NOT OKAY)\s*$", line)
+        if not m:
+            continue
+        if m.group(2) != "OKAY":
+            bad.append(line.strip())
+            continue
+        for rx in counts:
+            if re.fullmatch(rx, m.group(1).strip()):
+                counts[rx] += 1
+    return counts, bad
+
+
+def pcitest_sh(r, rc):
+    status, out = rc.run("pcitest.sh > /tmp/pcitest.out 2>&1; "
+                         "cat /tmp/pcitest.out", 900)
+    counts, bad = count_results(out)
+    r.record("pcitest.sh: no NOT OKAY line", not bad,
+             f"{len(bad)} failed, first: {bad[:3]}")
+    for rx, want in PCITEST_SH.items():
+        name = rx.replace("\\d+", "N").replace("\\d", "N")
+        name = re.sub(r"\\\(.*", "(size)", name)
+        r.record(f"pcitest.sh: {want} x {name} OKAY", counts[rx] == want,
+                 f"{counts[rx]} OKAY lines")
+
+
+def dma_transfers(r, rc):
+    for op, flag in (("READ", "-r"), ("WRITE", "-w"), ("COPY", "-c")):
+        for size in SIZES:
+            status, out = rc.run(f"pcitest -d {flag} -s {size}", 120)
+            r.record(f"DMA: {op} {size} bytes OKAY",
+                     status == 0 and re.search(rf"{op} \(\s*{size} bytes\):"
+                                               r"\s+OKAY", out),
+                     f"exit {status}: {out.strip()[-200:]}")
+
+
+def corruption(r, ep, rc):
+    shell_ok(ep, "echo 1 > /sys/module/pci_epf_test/parameters/corrupt_next")
+    status, out = rc.run("pcitest -w -s 4096")
+    r.record("corruption: a byte flipped in flight fails the checksum",
+             status != 0 and "NOT OKAY" in out, f"exit {status}: {out!r}")
+    status, out = rc.run("pcitest -w -s 4096")
+    r.record("corruption: the next transfer is clean again",
+             status == 0 and re.search(r"WRITE.*OKAY", out),
+             f"exit {status}: {out!r}")
+
+
+# The interrupt chip /proc/interrupts must show for each host irq_type.
+IRQ_CHIP = {0: "vlink-intx", 2: "vlink-pci-msi"}
+
+
+def irq_type_run(r, build, irq_type, name):
+    """Host driver with irq_type forced: an id without driver data."""
+    with Rig(build, name=f"irqtype{irq_type}",
+             cmdline=f"pci_endpoint_test.irq_type={irq_type}") as rig:
+        try:
+            rig.start_server()
+            ep = rig.start_guest("ep")
+            rc = rig.start_guest("rc")
+            ep.wait_shell()
+            rc.wait_shell()
+            mark = rc.mark()
+            shell_ok(ep, "vlink-epf up t0 -v 0x1912 -D 0x0028 -x 64")
+            r.step(f"{name}: host driver probes 1912:0028", wait_probed, rc,
+                   mark)
+            for op, flag in (("READ", "-r"), ("WRITE", "-w")):
+                status, out = rc.run(f"pcitest {flag} -s 1048576", 120)
+                r.record(f"{name}: {op} 1 MiB OKAY",
+                         status == 0 and re.search(rf"{op}.*OKAY", out),
+                         f"exit {status}: {out.strip()[-200:]}")
+            status, out = rc.run("grep pci-endpoint-test /proc/interrupts")
+            m = re.search(r"^\s*\d+:\s+(\d+)\s+(\S+)", out, re.M)
+            r.record(f"{name}: interrupts arrived on {IRQ_CHIP[irq_type]}",
+                     m and int(m.group(1)) > 0 and
+                     m.group(2) == IRQ_CHIP[irq_type], f"{out.strip()!r}")
+            r.no_trouble(f"{name}: rc kernel log clean", rc)
+        except Abort:
+            pass
+
+
+def run(results, build):
+    with Rig(build, name="pcitest") as rig:
+        try:
+            rig.start_server()
+            ep = rig.start_guest("ep")
+            rc = rig.start_guest("rc")
+            ep.wait_shell()
+            rc.wait_shell()
+            results.step("pcitest: bind 104c:b500 with 32 MSI, 2048 MSI-X",
+                         bind, ep, rc, "t0 -m 32 -x 2048")
+            pcitest_sh(results, rc)
+            dma_transfers(results, rc)
+            corruption(results, ep, rc)
+            results.no_trouble("pcitest: ep kernel log clean", ep)
+            results.no_trouble("pcitest: rc kernel log clean", rc)
+        except Abort:
+            pass
+    irq_type_run(results, build, 0, "irq_type=0 (legacy)")
+    irq_type_run(results, build, 2, "irq_type=2 (MSI-X)")
