@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """`make run`: boot the endpoint and root-complex guests joined by the link,
-show both consoles (prefixed [ep] and [rc]) and print a summary.
+bind a pci_epf_test function on the endpoint, run the stock pcitest.sh on
+the root complex, show both consoles (prefixed [ep] and [rc]) and print a
+summary.
 
-  vlink-run.py --build build              boot, check the link, stop
+  vlink-run.py --build build              all of the above, then stop
   vlink-run.py --build build --shell ep   ... then an interactive shell on
                                           the EP console (rc: same on RC);
                                           Ctrl-A x quits QEMU
@@ -29,6 +31,37 @@ def summary_line(guest, pattern, what, timeout=60):
         return True, m.group(0).split(": ", 1)[-1]
     except RigError as e:
         return False, str(e)
+
+
+def bind_and_test(ep, rc):
+    """Bind pci_epf_test on the EP, let the stock host side judge it."""
+    rows = []
+    mark = rc.mark()
+    status, out = ep.run("vlink-epf up t0 -m 32 -x 2048")
+    rows.append(("ep", "bind", status == 0,
+                 "pci_epf_test 104c:b500 bound and started" if status == 0
+                 else out.strip()))
+    if status:
+        return rows
+    rows.append(("rc", "enumerate", *summary_line(
+        rc, r"vlink-rc \S+: endpoint started.*", "the RC to enumerate")))
+    try:
+        rc.expect(r"pci-endpoint-test \S+:|pci_endpoint_test", 5,
+                  "the host driver", since=mark)
+    except RigError:
+        pass
+    status, out = rc.run("for i in $(seq 100); do "
+                         "[ -e /dev/pci-endpoint-test.0 ] && break; "
+                         "sleep 0.1; done; vlink-pcishow; "
+                         "ls /dev/pci-endpoint-test.0")
+    rows.append(("rc", "host driver", status == 0,
+                 "/dev/pci-endpoint-test.0" if status == 0 else out.strip()))
+    status, out = rc.run("pcitest.sh", 900)
+    okay = out.count("\tOKAY")
+    bad = out.count("NOT OKAY")
+    rows.append(("rc", "pcitest.sh", status == 0 and okay and not bad,
+                 f"{okay} OKAY, {bad} NOT OKAY"))
+    return rows
 
 
 def main():
@@ -66,6 +99,7 @@ def main():
             rows.append((role, "doorbells", *summary_line(
                 g, d + r" \S+: doorbell round trip: .*",
                 "the doorbell round trip")))
+        rows += bind_and_test(guests["ep"], guests["rc"])
 
     print("\n==== vlink summary ====")
     failed = 0

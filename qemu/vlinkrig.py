@@ -141,7 +141,8 @@ class Guest:
                     line += text
                     *done, line = line.split("\n")
                     for d in done:
-                        print(f"[{self.name}] {d}", flush=True)
+                        if "@@" not in d:  # the rig's own command markers
+                            print(f"[{self.name}] {d}", flush=True)
         with self.cond:
             self.closed = True
             self.cond.notify_all()

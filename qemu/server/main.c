@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vlink-server: ivshmem server and link manager for the virtual PCIe link.
+ *
+ * One listening socket per role (EP, RC, optional monitor), one shared
+ * memory, one single-threaded poll() loop.  See include/uapi/linux/vlink.h
+ * for the wire format and docs/ for how the guests use it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "peers.h"
+#include "log.h"
+#include "sock.h"
+
+#define EXIT_USAGE	2
+
+struct options {
+	const char *path[VLINK_NR_ROLES];
+	const char *pidfile;
+};
+
+struct server {
+	struct options opt;
+	struct vlink_link link;
+	int listen_sock[VLINK_NR_ROLES];
+	int sigfd;
+	bool pidfile_written;
+};
+
+static void print_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: vlink-server --ep SOCKET --rc SOCKET [--monitor SOCKET]\n"
+		"                    [--pidfile FILE]\n"
+		"\n"
+		"ivshmem server (protocol 0) and link manager of the vlink\n"
+		"virtual PCIe link.  Each role gets its own unix socket and a\n"
+		"fixed peer id (ep %d, rc %d, monitor %d).\n"
+		"\n"
+		"  -e, --ep SOCKET       socket of the endpoint guest's QEMU\n"
+		"  -r, --rc SOCKET       socket of the root-complex guest's QEMU\n"
+		"  -m, --monitor SOCKET  socket of an optional observer peer\n"
+		"  -p, --pidfile FILE    written once all sockets listen\n"
+		"  -h, --help            show this help\n"
+		"\n"
+		"Logs to stderr.  SIGTERM or SIGINT: clean exit, status 0.\n",
+		VLINK_PEER_ID(VLINK_ROLE_EP), VLINK_PEER_ID(VLINK_ROLE_RC),
+		VLINK_PEER_ID(VLINK_ROLE_MONITOR));
+}
+
+/* Returns 0 to run, 1 after --help, -1 on a usage error (already told). */
+static int parse_args(int argc, char **argv, struct options *opt)
+{
+	static const struct option longopts[] = {
+		{ "ep", required_argument, NULL, 'e' },
+		{ "rc", required_argument, NULL, 'r' },
+		{ "monitor", required_argument, NULL, 'm' },
+		{ "pidfile", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, a, b;
+
+	while ((c = getopt_long(argc, argv, "e:r:m:p:h", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			opt->path[VLINK_ROLE_EP] = optarg;
+			break;
+		case 'r':
+			opt->path[VLINK_ROLE_RC] = optarg;
+			break;
+		case 'm':
+			opt->path[VLINK_ROLE_MONITOR] = optarg;
+			break;
+		case 'p':
+			opt->pidfile = optarg;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return 1;
+		default:
+			goto bad;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vlink-server: unexpected argument '%s'\n",
+			argv[optind]);
+		goto bad;
+	}
+	if (!opt->path[VLINK_ROLE_EP] || !opt->path[VLINK_ROLE_RC]) {
+		fprintf(stderr, "vlink-server: --ep and --rc are required\n");
+		goto bad;
+	}
+	for (a = 0; a < VLINK_NR_ROLES; a++)
+		for (b = a + 1; b < VLINK_NR_ROLES; b++)
+			if (opt->path[a] && opt->path[b] &&
+			    !strcmp(opt->path[a], opt->path[b])) {
+				fprintf(stderr,
+					"vlink-server: --%s and --%s name the same socket\n",
+					link_role_name(a), link_role_name(b));
+				goto bad;
+			}
+	return 0;
+
+bad:
+	print_usage(stderr);
+	return -1;
+}
+
+/* Written under a temporary name and renamed: a reader never sees it half. */
+static int write_pidfile(const char *path)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int n;
+
+	n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		vlog("%s: pidfile path too long", path);
+		return -1;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		vlog("%s: cannot create: %s", tmp, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "%d\n", (int)getpid());
+	if (fclose(f) != 0) {
+		vlog("%s: cannot write: %s", tmp, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) < 0) {
+		vlog("%s: cannot rename to %s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * SIGTERM and SIGINT are blocked and read from a signalfd in the poll loop,
+ * so that no work at all happens in signal context.  SIGPIPE is ignored:
+ * a vanished client shows up as an error on its socket instead.
+ */
+static int setup_signals(struct server *srv)
+{
+	sigset_t mask;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
+		vlog("sigprocmask: %s", strerror(errno));
+		return -1;
+	}
+	srv->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (srv->sigfd < 0) {
+		vlog("signalfd: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Returns true when a signal asks us to exit. */
+static bool read_signal(struct server *srv)
+{
+	struct signalfd_siginfo si;
+
+	if (read(srv->sigfd, &si, sizeof(si)) != sizeof(si))
+		return false;
+	vlog("got %s from pid %u, exiting",
+	     si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT", si.ssi_pid);
+	return true;
+}
+
+static int start_listening(struct server *srv)
+{
+	int role;
+
+	for (role = 0; role < VLINK_NR_ROLES; role++) {
+		if (!srv->opt.path[role])
+			continue;
+		srv->listen_sock[role] = sock_listen(srv->opt.path[role]);
+		if (srv->listen_sock[role] < 0) {
+			srv->listen_sock[role] = -1;
+			return -1;
+		}
+		vlog("%s: listening on %s, peer id %d", link_role_name(role),
+		     srv->opt.path[role], VLINK_PEER_ID(role));
+	}
+	return 0;
+}
+
+/* Only what this server created is removed: never someone else's socket. */
+static void cleanup(struct server *srv)
+{
+	int role;
+
+	link_close_all(&srv->link);
+	for (role = 0; role < VLINK_NR_ROLES; role++) {
+		if (srv->listen_sock[role] < 0)
+			continue;
+		close(srv->listen_sock[role]);
+		unlink(srv->opt.path[role]);
+	}
+	if (srv->pidfile_written)
+		unlink(srv->opt.pidfile);
+	shm_destroy(&srv->link.shm);
+	if (srv->sigfd >= 0)
+		close(srv->sigfd);
+}
+
+enum slot_kind { SLOT_SIGNAL, SLOT_LISTEN, SLOT_CLIENT };
+
+struct slot {
+	enum slot_kind kind;
+	int role;
+};
+
+static int serve(struct server *srv)
+{
+	struct pollfd pfd[1 + 2 * VLINK_NR_ROLES];
+	struct slot slot[1 + 2 * VLINK_NR_ROLES];
+	bool stop = false;
+	int i, n, role;
+
+	while (!stop) {
+		n = 0;
+		pfd[n] = (struct pollfd){ .fd = srv->sigfd, .events = POLLIN };
+		slot[n++] = (struct slot){ SLOT_SIGNAL, -1 };
+		for (role = 0; role < VLINK_NR_ROLES; role++) {
+			if (srv->link.peer[role].sock < 0)
+				continue;
+			pfd[n] = (struct pollfd){
+				.fd = srv->link.peer[role].sock,
+				.events = POLLIN,
+			};
+			slot[n++] = (struct slot){ SLOT_CLIENT, role };
+		}
+		/* After the clients: a departure is handled before a return. */
+		for (role = 0; role < VLINK_NR_ROLES; role++) {
+			if (srv->listen_sock[role] < 0)
+				continue;
+			pfd[n] = (struct pollfd){
+				.fd = srv->listen_sock[role],
+				.events = POLLIN,
+			};
+			slot[n++] = (struct slot){ SLOT_LISTEN, role };
+		}
+
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			vlog("poll: %s", strerror(errno));
+			return -1;
+		}
+
+		for (i = 0; i < n; i++) {
+			if (!pfd[i].revents)
+				continue;
+			switch (slot[i].kind) {
+			case SLOT_SIGNAL:
+				stop = read_signal(srv);
+				break;
+			case SLOT_CLIENT:
+				/* It may have been dropped meanwhile. */
+				if (srv->link.peer[slot[i].role].sock ==
+				    pfd[i].fd)
+					link_input(&srv->link, slot[i].role);
+				break;
+			case SLOT_LISTEN:
+				link_accept(&srv->link, slot[i].role,
+					    pfd[i].fd);
+				break;
+			}
+			link_reap(&srv->link);
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct server srv;
+	int role, ret;
+
+	memset(&srv, 0, sizeof(srv));
+	srv.sigfd = -1;
+	for (role = 0; role < VLINK_NR_ROLES; role++)
+		srv.listen_sock[role] = -1;
+	link_init(&srv.link);
+
+	ret = parse_args(argc, argv, &srv.opt);
+	if (ret)
+		return ret > 0 ? EXIT_SUCCESS : EXIT_USAGE;
+
+	vlog_init();
+	if (setup_signals(&srv) || shm_create(&srv.link.shm) ||
+	    start_listening(&srv))
+		goto fail;
+
+	/*
+	 * The pidfile comes last, once every socket listens: a launcher waits
+	 * for it to appear and may then connect its QEMUs at once.
+	 */
+	if (srv.opt.pidfile) {
+		if (write_pidfile(srv.opt.pidfile))
+			goto fail;
+		srv.pidfile_written = true;
+	}
+	vlog("ready: pid %d, shm %u bytes, %d vectors per peer", (int)getpid(),
+	     VLINK_SHM_SIZE, VLINK_NR_VECTORS);
+
+	ret = serve(&srv);
+	cleanup(&srv);
+	vlog("exit, status %d", ret ? EXIT_FAILURE : EXIT_SUCCESS);
+	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
+
+fail:
+	cleanup(&srv);
+	vlog("failed to start, exit status %d", EXIT_FAILURE);
+	return EXIT_FAILURE;
+}

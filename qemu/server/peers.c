@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vlink-server: the peers of the link and what happens when they come and go.
+ *
+ * Each role (EP, RC, monitor) has its own socket and a fixed peer id, so a
+ * guest's drivers know who is who without asking.  On top of the plain
+ * ivshmem server protocol, every arrival or departure of EP or RC resets
+ * that role's side area in the shm and rings the LINK vector of the others,
+ * which is how a driver learns that its partner appeared or died.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "peers.h"
+#include "log.h"
+#include "sock.h"
+
+static const char *const role_names[VLINK_NR_ROLES] = {
+	[VLINK_ROLE_EP] = "ep",
+	[VLINK_ROLE_RC] = "rc",
+	[VLINK_ROLE_MONITOR] = "monitor",
+};
+
+const char *link_role_name(int role)
+{
+	return role_names[role];
+}
+
+static bool peer_connected(struct vlink_link *link, int role)
+{
+	return link->peer[role].sock >= 0;
+}
+
+static void peer_close_efds(struct vlink_peer *p)
+{
+	int v;
+
+	for (v = 0; v < VLINK_NR_VECTORS; v++) {
+		if (p->efd[v] >= 0)
+			close(p->efd[v]);
+		p->efd[v] = -1;
+	}
+}
+
+void link_init(struct vlink_link *link)
+{
+	int role;
+
+	memset(link, 0, sizeof(*link));
+	link->shm.fd = -1;
+	for (role = 0; role < VLINK_NR_ROLES; role++) {
+		link->peer[role].sock = -1;
+		peer_close_efds(&link->peer[role]);
+	}
+}
+
+/*
+ * A failed send is only recorded here: dropping the peer on the spot would
+ * send more messages from the middle of another peer's arrival or departure.
+ */
+static void peer_send(struct vlink_link *link, int to, __s64 val, int fd)
+{
+	struct vlink_peer *p = &link->peer[to];
+	int ret;
+
+	if (p->failed)
+		return;
+	ret = sock_send_msg(p->sock, val, fd);
+	if (ret) {
+		vlog("%s: send failed: %s; dropping it", role_names[to],
+		     strerror(-ret));
+		p->failed = true;
+	}
+}
+
+/* Tells @to about @of: @of's id once per vector, with @of's eventfds. */
+static void peer_send_vectors(struct vlink_link *link, int to, int of)
+{
+	int v;
+
+	for (v = 0; v < VLINK_NR_VECTORS; v++)
+		peer_send(link, to, VLINK_PEER_ID(of), link->peer[of].efd[v]);
+}
+
+/*
+ * The monitor only watches: EP and RC need not hear about its comings and
+ * goings, but it does hear about theirs.
+ */
+static void link_ring_others(struct vlink_link *link, int changed)
+{
+	const __u64 one = 1;
+	int role;
+
+	if (changed == VLINK_ROLE_MONITOR)
+		return;
+	for (role = 0; role < VLINK_NR_ROLES; role++) {
+		if (role == changed || !peer_connected(link, role))
+			continue;
+		if (write(link->peer[role].efd[VLINK_VEC_LINK], &one,
+			  sizeof(one)) != sizeof(one))
+			vlog("%s: cannot ring its link vector: %s",
+			     role_names[role], strerror(errno));
+	}
+}
+
+static void link_handshake(struct vlink_link *link, int role)
+{
+	int other;
+
+	peer_send(link, role, 0, -1);		/* protocol version */
+	peer_send(link, role, VLINK_PEER_ID(role), -1);
+	peer_send(link, role, -1, link->shm.fd);
+	for (other = 0; other < VLINK_NR_ROLES; other++)
+		if (other != role && peer_connected(link, other))
+			peer_send_vectors(link, role, other);
+	peer_send_vectors(link, role, role);
+}
+
+void link_accept(struct vlink_link *link, int role, int listen_sock)
+{
+	struct vlink_peer *p = &link->peer[role];
+	int sock, v, other;
+
+	sock = accept4(listen_sock, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (sock < 0) {
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			vlog("%s: accept: %s", role_names[role],
+			     strerror(errno));
+		return;
+	}
+	if (peer_connected(link, role)) {
+		vlog("%s: refused a second client: peer id %d is still connected",
+		     role_names[role], VLINK_PEER_ID(role));
+		close(sock);
+		return;
+	}
+
+	/* Non-blocking like QEMU's own ivshmem-server: ringing never stalls. */
+	for (v = 0; v < VLINK_NR_VECTORS; v++) {
+		p->efd[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (p->efd[v] < 0) {
+			vlog("%s: eventfd: %s; refusing the client",
+			     role_names[role], strerror(errno));
+			peer_close_efds(p);
+			close(sock);
+			return;
+		}
+	}
+	p->sock = sock;
+	p->failed = false;
+	p->chatty = false;
+
+	/* The state is reset before the client can see the shm at all. */
+	shm_set_present(&link->shm, role, true);
+	vlog("%s connected: peer id %d, connection %u", role_names[role],
+	     VLINK_PEER_ID(role), link->shm.hdr->connects[role]);
+
+	link_handshake(link, role);
+	for (other = 0; other < VLINK_NR_ROLES; other++)
+		if (other != role && peer_connected(link, other))
+			peer_send_vectors(link, other, role);
+	link_ring_others(link, role);
+}
+
+static void link_drop(struct vlink_link *link, int role, const char *why)
+{
+	struct vlink_peer *p = &link->peer[role];
+	int other;
+
+	vlog("%s disconnected: peer id %d, %s", role_names[role],
+	     VLINK_PEER_ID(role), why);
+	close(p->sock);
+	p->sock = -1;
+	p->failed = false;
+
+	shm_set_present(&link->shm, role, false);
+	/* An id without an fd is the protocol's disconnect notification. */
+	for (other = 0; other < VLINK_NR_ROLES; other++)
+		if (peer_connected(link, other))
+			peer_send(link, other, VLINK_PEER_ID(role), -1);
+	link_ring_others(link, role);
+	peer_close_efds(p);
+}
+
+/*
+ * ivshmem clients never send anything, so any input is either the end of
+ * the connection or noise; noise is read and dropped so it cannot pile up.
+ * Descriptors a client passes are discarded by the kernel, since we
+ * receive without a control buffer.
+ */
+void link_input(struct vlink_link *link, int role)
+{
+	struct vlink_peer *p = &link->peer[role];
+	char buf[4096];
+	ssize_t n;
+
+	n = recv(p->sock, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n > 0) {
+		if (!p->chatty)
+			vlog("%s: client sent data, ignoring it (and any more)",
+			     role_names[role]);
+		p->chatty = true;
+	} else if (n == 0) {
+		link_drop(link, role, "connection closed");
+	} else if (errno != EAGAIN && errno != EINTR) {
+		link_drop(link, role, strerror(errno));
+	}
+}
+
+/* Dropping a peer sends to the others, which may fail in turn: repeat. */
+void link_reap(struct vlink_link *link)
+{
+	bool again = true;
+	int role;
+
+	while (again) {
+		again = false;
+		for (role = 0; role < VLINK_NR_ROLES; role++) {
+			if (peer_connected(link, role) &&
+			    link->peer[role].failed) {
+				link_drop(link, role, "send failed");
+				again = true;
+			}
+		}
+	}
+}
+
+void link_close_all(struct vlink_link *link)
+{
+	int role;
+
+	for (role = 0; role < VLINK_NR_ROLES; role++)
+		if (peer_connected(link, role))
+			link_drop(link, role, "server exiting");
+}
