@@ -59,6 +59,7 @@ struct vlink_ep_fn {
  * @dma: the memcpy engine
  * @fn: the functions
  * @link_lock: serialises link state changes
+ * @msix_lock: serialises MSI-X pending bits between raising and unmasking
  * @linked: the root complex has enumerated our current generation
  */
 struct vlink_ep {
@@ -68,6 +69,7 @@ struct vlink_ep {
 	struct vlink_dma dma;
 	struct vlink_ep_fn fn[VLINK_MAX_FUNCTIONS];
 	struct mutex link_lock;
+	spinlock_t msix_lock;
 	bool linked;
 };
 
@@ -155,6 +157,7 @@ static int vlink_ep_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			    struct pci_epf_bar *epf_bar)
 {
+	struct vlink_ep *ep = epc_get_drvdata(epc);
 	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
 	enum pci_barno bar = epf_bar->barno;
 	bool is64 = epf_bar->flags & PCI_BASE_ADDRESS_MEM_TYPE_64;
@@ -167,7 +170,9 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	    !IS_ALIGNED(epf_bar->phys_addr, epf_bar->size))
 		return -EINVAL;
 
+	spin_lock(&ep->msix_lock);
 	f->bar[bar] = epf_bar->addr;
+	spin_unlock(&ep->msix_lock);
 	WRITE_ONCE(f->desc->bar[bar].phys, epf_bar->phys_addr);
 	WRITE_ONCE(f->desc->bar[bar].flags, epf_bar->flags);
 	WRITE_ONCE(f->desc->bar[bar].size, epf_bar->size);
@@ -177,13 +182,17 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			       struct pci_epf_bar *epf_bar)
 {
+	struct vlink_ep *ep = epc_get_drvdata(epc);
 	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
 	enum pci_barno bar = epf_bar->barno;
 
 	if (!f || bar < BAR_0 || bar > BAR_5)
 		return;
 	WRITE_ONCE(f->desc->bar[bar].size, 0);
+	/* Its memory is freed next: no MSI-X walk may be looking at it. */
+	spin_lock(&ep->msix_lock);
 	f->bar[bar] = NULL;
+	spin_unlock(&ep->msix_lock);
 }
 
 static int vlink_ep_map_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
@@ -302,32 +311,82 @@ static int vlink_ep_raise_msi(struct vlink_ep *ep, struct vlink_ep_fn *f,
 	return vlink_ep_post(ep, addr, cfg_r16(cap, PCI_MSI_DATA_64) | (n - 1));
 }
 
-static int vlink_ep_raise_msix(struct vlink_ep *ep, struct vlink_ep_fn *f,
-			       u16 n)
+static u32 bar_r32(const void *p)
 {
-	const u8 *cap = f->cfg + VLINK_EP_MSIX_CAP;
-	u16 flags = cfg_r16(cap, PCI_MSIX_FLAGS);
-	u32 table = cfg_r32(cap, PCI_MSIX_TABLE);
-	void *bar = f->bar[table & PCI_MSIX_TABLE_BIR];
-	void *entry;
-	u32 ctrl;
+	return le32_to_cpu(READ_ONCE(*(const __le32 *)p));
+}
 
-	if (!f->msix || !(flags & PCI_MSIX_FLAGS_ENABLE) || !bar)
+/* The table and the pending bits live in a BAR, where the host wrote them. */
+static void *vlink_ep_msix_at(struct vlink_ep_fn *f, unsigned int reg)
+{
+	u32 v = cfg_r32(f->cfg + VLINK_EP_MSIX_CAP, reg);
+	void *bar = f->bar[v & PCI_MSIX_TABLE_BIR];
+
+	return bar ? bar + (v & PCI_MSIX_TABLE_OFFSET) : NULL;
+}
+
+/*
+ * Send MSI-X vector n (1-based) unless it is masked, in which case its
+ * pending bit is set for vlink_ep_msix_unmasked() to deliver later.
+ */
+static int vlink_ep_send_msix(struct vlink_ep *ep, struct vlink_ep_fn *f,
+			      u16 n)
+{
+	u16 flags = cfg_r16(f->cfg + VLINK_EP_MSIX_CAP, PCI_MSIX_FLAGS);
+	void *table = vlink_ep_msix_at(f, PCI_MSIX_TABLE);
+	void *pba = vlink_ep_msix_at(f, PCI_MSIX_PBA);
+	void *entry;
+
+	if (!f->msix || !(flags & PCI_MSIX_FLAGS_ENABLE) || !table || !pba)
 		return -EINVAL;
 	if (!n || n > (flags & PCI_MSIX_FLAGS_QSIZE) + 1)
 		return -EINVAL;
-	/* The host wrote the table into our BAR memory. */
-	entry = bar + (table & PCI_MSIX_TABLE_OFFSET) +
-		(n - 1) * PCI_MSIX_ENTRY_SIZE;
-	ctrl = le32_to_cpu(READ_ONCE(*(__le32 *)(entry +
-					PCI_MSIX_ENTRY_VECTOR_CTRL)));
+	entry = table + (n - 1) * PCI_MSIX_ENTRY_SIZE;
 	if ((flags & PCI_MSIX_FLAGS_MASKALL) ||
-	    (ctrl & PCI_MSIX_ENTRY_CTRL_MASKBIT))
-		return -EAGAIN;
-	return vlink_ep_post(ep,
-		le32_to_cpu(READ_ONCE(*(__le32 *)(entry + PCI_MSIX_ENTRY_LOWER_ADDR))) |
-		(u64)le32_to_cpu(READ_ONCE(*(__le32 *)(entry + PCI_MSIX_ENTRY_UPPER_ADDR))) << 32,
-		le32_to_cpu(READ_ONCE(*(__le32 *)(entry + PCI_MSIX_ENTRY_DATA))));
+	    (bar_r32(entry + PCI_MSIX_ENTRY_VECTOR_CTRL) &
+	     PCI_MSIX_ENTRY_CTRL_MASKBIT)) {
+		set_bit(n - 1, pba);
+		return 0;
+	}
+	clear_bit(n - 1, pba);
+	return vlink_ep_post(ep, bar_r32(entry + PCI_MSIX_ENTRY_LOWER_ADDR) |
+			     (u64)bar_r32(entry + PCI_MSIX_ENTRY_UPPER_ADDR) << 32,
+			     bar_r32(entry + PCI_MSIX_ENTRY_DATA));
+}
+
+static int vlink_ep_raise_msix(struct vlink_ep *ep, struct vlink_ep_fn *f,
+			       u16 n)
+{
+	int ret;
+
+	spin_lock(&ep->msix_lock);
+	ret = vlink_ep_send_msix(ep, f, n);
+	spin_unlock(&ep->msix_lock);
+	return ret;
+}
+
+/*
+ * The host rings us after unmasking a vector: deliver what became pending
+ * while it was masked.
+ */
+static void vlink_ep_msix_unmasked(struct vlink_ep *ep)
+{
+	unsigned int i, n, nr;
+	struct vlink_ep_fn *f;
+	unsigned long *pba;
+
+	spin_lock(&ep->msix_lock);
+	for (i = 0; i < ep->epc->max_functions; i++) {
+		f = &ep->fn[i];
+		pba = f->msix ? vlink_ep_msix_at(f, PCI_MSIX_PBA) : NULL;
+		if (!pba)
+			continue;
+		nr = (cfg_r16(f->cfg + VLINK_EP_MSIX_CAP, PCI_MSIX_FLAGS) &
+		      PCI_MSIX_FLAGS_QSIZE) + 1;
+		for_each_set_bit(n, pba, nr)
+			vlink_ep_send_msix(ep, f, n + 1);
+	}
+	spin_unlock(&ep->msix_lock);
 }
 
 static int vlink_ep_raise_irq(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
@@ -438,6 +497,8 @@ static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
 	ep->linked = up;
 	mutex_unlock(&ep->link_lock);
 
+	if (up)
+		vlink_ep_msix_unmasked(ep);
 	if (!changed)
 		return;
 	dev_info(&ep->epc->dev, "link %s\n", up ? "up" : "down");
@@ -495,6 +556,7 @@ static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!ep)
 		return -ENOMEM;
 	mutex_init(&ep->link_lock);
+	spin_lock_init(&ep->msix_lock);
 
 	ep->vl = vlink_probe(pdev, VLINK_ROLE_EP, &vlink_ep_link_ops, ep);
 	if (IS_ERR(ep->vl))

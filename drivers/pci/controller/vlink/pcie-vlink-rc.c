@@ -498,10 +498,22 @@ static const struct irq_domain_ops vlink_rc_msi_ops = {
 	.free = vlink_rc_msi_free,
 };
 
+/*
+ * The endpoint cannot see the host unmask an MSI-X vector in its table:
+ * ring it, so that it delivers what became pending meanwhile.
+ */
+static void vlink_rc_msi_unmask(struct irq_data *d)
+{
+	struct vlink_rc *rc = irq_data_get_irq_chip_data(d->parent_data);
+
+	pci_msi_unmask_irq(d);
+	vlink_ring(rc->vl, VLINK_VEC_LINK);
+}
+
 static struct irq_chip vlink_rc_msi_top_chip = {
 	.name = "vlink-pci-msi",
 	.irq_mask = pci_msi_mask_irq,
-	.irq_unmask = pci_msi_unmask_irq,
+	.irq_unmask = vlink_rc_msi_unmask,
 };
 
 static struct msi_domain_info vlink_rc_msi_info = {
