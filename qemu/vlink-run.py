@@ -68,6 +68,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--build", required=True)
+    ap.add_argument("--name", default="run",
+                    help="names the run's sockets, RAM files and logs")
     ap.add_argument("--shell", choices=("ep", "rc"),
                     help="stay in an interactive shell on this guest")
     args = ap.parse_args()
@@ -75,7 +77,7 @@ def main():
     # Ctrl-C and SIGTERM unwind through the rig's teardown.
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(130))
     rows = []
-    with Rig(args.build, name="run") as rig:
+    with Rig(args.build, name=args.name) as rig:
         rig.start_server()
         guests = {}
         for role in ("ep", "rc"):

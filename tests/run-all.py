@@ -17,10 +17,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 
 import test_boot  # noqa: E402
 import test_endpoint  # noqa: E402
 import test_pcitest  # noqa: E402
+import test_teardown  # noqa: E402
 from vlinktest import Results, Stage  # noqa: E402
 
 
@@ -34,10 +36,12 @@ def server_tests(results, build):
         timeout=300)
     seen = 0
     for line in proc.stdout.splitlines():
-        m = re.match(r"(PASS|FAIL) (.*?)(?:: (.*))?$", line)
+        # PASS server: <name> | FAIL server: <name>: <reason>
+        m = re.match(r"(PASS (server: .*)|FAIL (server: [^:]*): (.*))$", line)
         if m:
             seen += 1
-            results.record(m.group(2), m.group(1) == "PASS", m.group(3))
+            results.record(m.group(2) or m.group(3), bool(m.group(2)),
+                           m.group(4))
         else:
             print(f"  {line}")
     if proc.returncode and not seen:
@@ -65,6 +69,8 @@ def main():
         test_endpoint.run(results, build)
     with Stage("stock pcitest: pcitest.sh, DMA, irq types, corruption"):
         test_pcitest.run(results, build)
+    with Stage("teardown of an interrupted make run"):
+        test_teardown.run(results, build)
     print(f"=== total: {time.monotonic() - t0:.1f} s; consoles in {logs}")
     print(f"{results.passed} passed, {results.failed} failed", flush=True)
     return 1 if results.failed else 0
