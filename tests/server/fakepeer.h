@@ -6,6 +6,7 @@
 #define VLINK_TEST_FAKEPEER_H
 
 #include <stdbool.h>
+#include <stdnoreturn.h>
 #include <linux/types.h>
 #include <linux/vlink.h>
 
@@ -28,7 +29,7 @@ struct fake_peer {
 	int peer[VLINK_NR_ROLES][VLINK_NR_VECTORS];
 };
 
-__printf(1, 2) void fail(const char *fmt, ...) __attribute__((noreturn));
+__printf(1, 2) noreturn void fail(const char *fmt, ...);
 
 void test_set_dir(const char *dir);
 const char *test_path(const char *file);

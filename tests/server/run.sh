@@ -37,8 +37,9 @@ TIMEOUT=5		# seconds for a server to get ready or to exit
 TEST_TIMEOUT=60		# seconds for one run of TEST_BIN (it bounds its waits)
 failed=0
 started=()		# servers this script started and has not reaped yet
-passed_dirs=()
+CUR_DIR=""		# the directory of the case in progress
 
+# shellcheck disable=SC2317  # reached through the trap
 cleanup() {
 	local pid
 
@@ -47,15 +48,17 @@ cleanup() {
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
-	for dir in "${passed_dirs[@]}"; do
-		rm -rf "$dir"
-	done
+	# A case cut short by a signal has no result: nothing to keep.
+	if [ -n "$CUR_DIR" ]; then
+		rm -rf "$CUR_DIR"
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 new_dir() {
 	DIR=$(mktemp -d "${TMPDIR:-/tmp}/vlink-server-test.XXXXXX") || exit 1
+	CUR_DIR=$DIR
 }
 
 # Whatever happens, one line per case.
@@ -64,11 +67,12 @@ report() {
 
 	if [ -z "$reason" ]; then
 		echo "PASS server: $name"
-		passed_dirs+=("$dir")
+		rm -rf "$dir"
 	else
 		echo "FAIL server: $name: $reason (files in $dir)"
 		failed=1
 	fi
+	CUR_DIR=""
 }
 
 # start_server DIR [ARGS...]: the standard command line, or ARGS; sets SRV.

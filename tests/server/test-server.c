@@ -27,34 +27,34 @@ static const int ep_only[] = { VLINK_ROLE_EP };
 static const int ep_rc[] = { VLINK_ROLE_EP, VLINK_ROLE_RC };
 static const int ep_mon[] = { VLINK_ROLE_EP, VLINK_ROLE_MONITOR };
 
-#define CHECK_FIELD(hdr, field, want)					\
-	do {								\
-		if ((unsigned long long)(hdr)->field !=			\
-		    (unsigned long long)(want))				\
-			fail("header %s is %#llx, expected %#llx",	\
-			     #field,					\
-			     (unsigned long long)(hdr)->field,		\
-			     (unsigned long long)(want));		\
-	} while (0)
+static void check_field(const char *name, unsigned long long got,
+			unsigned long long want)
+{
+	if (got != want)
+		fail("header %s is %#llx, expected %#llx", name, got, want);
+}
 
 static void check_header(struct vlink_header *hdr)
 {
+	char name[32];
 	int r;
 
-	CHECK_FIELD(hdr, magic, VLINK_MAGIC);
-	CHECK_FIELD(hdr, version, VLINK_VERSION);
-	CHECK_FIELD(hdr, shm_size, VLINK_SHM_SIZE);
-	CHECK_FIELD(hdr, nr_vectors, VLINK_NR_VECTORS);
-	for (r = 0; r < VLINK_NR_ROLES; r++)
-		CHECK_FIELD(hdr, peer_id[r], VLINK_PEER_ID(r));
-	CHECK_FIELD(hdr, max_functions, VLINK_MAX_FUNCTIONS);
-	CHECK_FIELD(hdr, side_offset, VLINK_SIDE_OFFSET);
-	CHECK_FIELD(hdr, func_offset, VLINK_FUNC_OFFSET);
-	CHECK_FIELD(hdr, irq_offset, VLINK_IRQ_OFFSET);
-	CHECK_FIELD(hdr, irq_bits, VLINK_IRQ_BITS);
-	CHECK_FIELD(hdr, cfg_offset, VLINK_CFG_OFFSET);
-	CHECK_FIELD(hdr, cfg_size, VLINK_CFG_SIZE);
-	CHECK_FIELD(hdr, msi_address, VLINK_MSI_ADDRESS);
+	check_field("magic", hdr->magic, VLINK_MAGIC);
+	check_field("version", hdr->version, VLINK_VERSION);
+	check_field("shm_size", hdr->shm_size, VLINK_SHM_SIZE);
+	check_field("nr_vectors", hdr->nr_vectors, VLINK_NR_VECTORS);
+	for (r = 0; r < VLINK_NR_ROLES; r++) {
+		snprintf(name, sizeof(name), "peer_id[%s]", role_name(r));
+		check_field(name, hdr->peer_id[r], VLINK_PEER_ID(r));
+	}
+	check_field("max_functions", hdr->max_functions, VLINK_MAX_FUNCTIONS);
+	check_field("side_offset", hdr->side_offset, VLINK_SIDE_OFFSET);
+	check_field("func_offset", hdr->func_offset, VLINK_FUNC_OFFSET);
+	check_field("irq_offset", hdr->irq_offset, VLINK_IRQ_OFFSET);
+	check_field("irq_bits", hdr->irq_bits, VLINK_IRQ_BITS);
+	check_field("cfg_offset", hdr->cfg_offset, VLINK_CFG_OFFSET);
+	check_field("cfg_size", hdr->cfg_size, VLINK_CFG_SIZE);
+	check_field("msi_address", hdr->msi_address, VLINK_MSI_ADDRESS);
 }
 
 static void check_presence(struct vlink_header *hdr, int role,

@@ -452,10 +452,11 @@ static void vlink_ep_stop(struct pci_epc *epc)
 	mutex_lock(&ep->link_lock);
 	WRITE_ONCE(self->started, 0);
 	WRITE_ONCE(self->start_gen, self->start_gen + 1);
-	ep->linked = false;
 	mutex_unlock(&ep->link_lock);
 	dev_info(&epc->dev, "stopped (generation %u)\n", self->start_gen);
 	vlink_ring(ep->vl, VLINK_VEC_LINK);
+	/* Link down reaches the functions from the link worker, not from here. */
+	vlink_kick(ep->vl);
 }
 
 static const struct pci_epc_features *

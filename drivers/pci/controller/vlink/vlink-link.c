@@ -64,6 +64,18 @@ void vlink_ring(struct vlink *vl, enum vlink_vector vec)
 }
 
 /**
+ * vlink_kick() - re-read the link state as if the peer had rung
+ * @vl: the link
+ *
+ * For state changes of our own: link events are delivered from the link
+ * worker only, never from the caller's context.
+ */
+void vlink_kick(struct vlink *vl)
+{
+	schedule_work(&vl->link_work);
+}
+
+/**
  * vlink_peer_alive() - is the peer's QEMU connected and its driver bound?
  * @vl: the link
  *
@@ -525,6 +537,6 @@ int vlink_start(struct vlink *vl)
 		 vl->peer_ram_base);
 
 	vlink_announce(vl);
-	schedule_work(&vl->link_work);
+	vlink_kick(vl);
 	return 0;
 }

@@ -85,6 +85,7 @@ struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
 			  const struct vlink_ops *ops, void *priv);
 int vlink_start(struct vlink *vl);
 void vlink_ring(struct vlink *vl, enum vlink_vector vec);
+void vlink_kick(struct vlink *vl);
 bool vlink_peer_alive(struct vlink *vl);
 void __iomem *vlink_map_peer(struct vlink *vl, u64 peer_addr, size_t size);
 const char *vlink_role_name(enum vlink_role role);
