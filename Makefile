@@ -10,8 +10,10 @@ B := $(REPO)/build
 KCACHE ?= $(HOME)/.cache/vlink
 KERNEL_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 KTREE := $(KCACHE)/tree-6.1
+# A variant is vlink.config plus kernel/<variant>.config (debug, kunit...).
 KVARIANT ?= vlink
-KCONFIG_FRAGMENT := $(REPO)/kernel/$(KVARIANT).config
+KFRAGMENTS := $(REPO)/kernel/vlink.config \
+	$(if $(filter-out vlink,$(KVARIANT)),$(REPO)/kernel/$(KVARIANT).config)
 KOBJ := $(KCACHE)/obj-arm-$(KVARIANT)
 JOBS ?= $(shell nproc)
 CROSS_COMPILE ?= arm-linux-gnueabihf-
@@ -37,7 +39,7 @@ tree: deps
 	@$(REPO)/scripts/kernel-tree.sh
 
 kernel: tree
-	@$(REPO)/scripts/kernel-config.sh $(KTREE) $(KOBJ) $(KCONFIG_FRAGMENT)
+	@$(REPO)/scripts/kernel-config.sh $(KTREE) $(KOBJ) $(KFRAGMENTS)
 	@echo "  KBUILD  zImage ($(KVARIANT))"
 	@$(KMAKE) zImage
 	@mkdir -p $(B)

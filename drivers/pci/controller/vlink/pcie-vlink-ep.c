@@ -7,7 +7,7 @@
  * shared memory for the root complex to emulate: a config space image per
  * function (header, MSI and MSI-X capabilities) and a descriptor of each BAR
  * (where its memory is in our RAM).  Starting the controller tells the root
- * complex to enumerate; its acknowledgement is our link up.
+ * complex to enumerate; its acknowledgment is our link up.
  *
  * Interrupts are posted writes: MSI and MSI-X messages must carry the link's
  * MSI address, and their data is a bit number in the link's pending bitmap,
@@ -68,8 +68,8 @@ struct vlink_ep {
 	struct vlink_ob ob;
 	struct vlink_dma dma;
 	struct vlink_ep_fn fn[VLINK_MAX_FUNCTIONS];
-	struct mutex link_lock;
-	spinlock_t msix_lock;
+	struct mutex link_lock;		/* link state changes */
+	spinlock_t msix_lock;		/* PBA and BAR pointers */
 	bool linked;
 };
 

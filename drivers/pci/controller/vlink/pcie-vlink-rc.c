@@ -71,12 +71,12 @@ struct vlink_rc {
 	struct resource busn;
 	raw_spinlock_t lock;
 	struct vlink_rc_fn fn[VLINK_MAX_FUNCTIONS];
-	struct mutex scan_lock;
+	struct mutex scan_lock;		/* scanning and removal */
 	bool enumerated;
 	struct irq_domain *msi_inner;
 	struct irq_domain *msi_domain;
 	struct irq_domain *intx_domain;
-	struct mutex msi_lock;
+	struct mutex msi_lock;		/* @msi_used */
 	unsigned long msi_used[BITS_TO_LONGS(VLINK_IRQ_BITS)];
 	struct notifier_block add_nb;
 };

@@ -28,7 +28,7 @@ struct vlink_dma {
 	struct dma_device dd;
 	struct dma_chan chan;
 	struct vlink_ob *ob;
-	spinlock_t lock;
+	spinlock_t lock;		/* lists, @completed */
 	struct list_head submitted;
 	struct list_head issued;
 	dma_cookie_t completed;

@@ -456,11 +456,13 @@ static void vlink_announce(struct vlink *vl)
 	struct vlink_side *self = vl->self;
 
 	WRITE_ONCE(self->state, VLINK_STATE_OFF);
+	/* The peer must not see a new boot id while we still look alive. */
 	wmb();
 	self->boot_id = get_random_u32() | 1;
 	self->scratch_phys = page_to_phys(vl->scratch);
 	self->scratch_seed = get_random_u32();
 	self->pattern_for = 0;
+	/* Everything above is in place before we say we are alive. */
 	wmb();
 	WRITE_ONCE(self->state, VLINK_STATE_ALIVE);
 	vlink_ring(vl, VLINK_VEC_LINK);

@@ -41,7 +41,7 @@ struct vlink_ob {
 	void __iomem *virt;
 	size_t size;
 	struct page *parking;
-	struct mutex lock;
+	struct mutex lock;		/* @map */
 	struct vlink_ob_map map[VLINK_OB_MAPS];
 };
 

@@ -72,7 +72,7 @@ struct vlink {
 	phys_addr_t win_phys;
 	resource_size_t win_size;
 	u64 peer_ram_base;
-	struct mutex lock;
+	struct mutex lock;		/* link events, self test */
 	struct work_struct link_work;
 	struct work_struct test_work;
 	struct completion pong;
