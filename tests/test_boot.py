@@ -14,7 +14,7 @@ PEER_NAME = {"ep": "root complex", "rc": "endpoint"}
 
 
 def link_found(guest, role):
-    guest.expect(DRIVER[role] + r" \S+: .* link: shm 1024 KiB v1, peer id "
+    guest.expect(DRIVER[role] + r" \S+: .* link: shm 1024 KiB v\d+, peer id "
                  r"\d+; peer-RAM window", BOOT_TIMEOUT,
                  "the link driver to find its link device and window")
 

@@ -21,7 +21,7 @@
 #include <linux/types.h>
 
 #define VLINK_MAGIC		0x4b4e4c56	/* "VLNK" */
-#define VLINK_VERSION		1
+#define VLINK_VERSION		2
 
 /* ivshmem requires a power-of-two shared memory size. */
 #define VLINK_SHM_SIZE		0x100000
@@ -118,9 +118,11 @@ enum vlink_state {
  * @pattern_for: boot_id of the peer whose scratch page this side filled
  * @start_gen: EP only: incremented by every pci_epc_start()/pci_epc_stop()
  * @started: EP only: nonzero while the controller is started
- * @func_mask: EP only: functions whose config image is valid
- * @intx: EP only: asserted INTx pins, bit (4 * func + pin - 1)
+ * @func_mask: EP only: functions whose config image is valid; a bit
+ *             cleared while started withdraws that function
  * @enum_gen: RC only: the start_gen the RC has last acted on
+ * @func_seen: RC only: the functions it presents now; the EP frees a
+ *             withdrawn function's memory only once its bit is clear here
  */
 struct vlink_side {
 	__u32 state;
@@ -131,8 +133,8 @@ struct vlink_side {
 	__u32 start_gen;
 	__u32 started;
 	__u32 func_mask;
-	__u32 intx;
 	__u32 enum_gen;
+	__u32 func_seen;
 };
 
 /**

@@ -31,6 +31,7 @@
 #define VLINK_EP_MSIX_CAP	0x70
 
 #define VLINK_EP_OB_SIZE	SZ_32M
+#define VLINK_EP_WITHDRAW_TIMEOUT	(2 * HZ)
 #define VLINK_INTX_BITS		(4 * VLINK_MAX_FUNCTIONS)
 
 /**
@@ -60,6 +61,7 @@ struct vlink_ep_fn {
  * @fn: the functions
  * @link_lock: serialises link state changes
  * @msix_lock: serialises MSI-X pending bits between raising and unmasking
+ * @seen_wq: woken on link events, for withdrawals waiting on the host
  * @linked: the root complex has enumerated our current generation
  */
 struct vlink_ep {
@@ -70,6 +72,7 @@ struct vlink_ep {
 	struct vlink_ep_fn fn[VLINK_MAX_FUNCTIONS];
 	struct mutex link_lock;		/* link state changes */
 	spinlock_t msix_lock;		/* PBA and BAR pointers */
+	wait_queue_head_t seen_wq;
 	bool linked;
 };
 
@@ -179,6 +182,32 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	return 0;
 }
 
+/*
+ * A function that clears a BAR while the host may use it (it is being
+ * unbound on a live link) is withdrawn first: the root complex removes it,
+ * and only then may its memory go.
+ */
+static void vlink_ep_withdraw(struct vlink_ep *ep, u8 func_no)
+{
+	struct vlink *vl = ep->vl;
+	u32 mask = READ_ONCE(vl->self->func_mask);
+
+	if (!(mask & BIT(func_no)))
+		return;
+	WRITE_ONCE(vl->self->func_mask, mask & ~BIT(func_no));
+	ep->fn[func_no].has_header = false;
+	vlink_ring(vl, VLINK_VEC_LINK);
+	if (!wait_event_timeout(ep->seen_wq,
+				!(READ_ONCE(vl->other->func_seen) & BIT(func_no)) ||
+				!vlink_peer_alive(vl) ||
+				!READ_ONCE(vl->self->started),
+				VLINK_EP_WITHDRAW_TIMEOUT))
+		dev_warn(&ep->epc->dev, "function %u withdrawn, but the root complex did not confirm within 2 s\n",
+			 func_no);
+	else
+		dev_info(&ep->epc->dev, "function %u withdrawn\n", func_no);
+}
+
 static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			       struct pci_epf_bar *epf_bar)
 {
@@ -188,8 +217,12 @@ static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 
 	if (!f || bar < BAR_0 || bar > BAR_5)
 		return;
+	/*
+	 * The BAR's memory is freed next: the host must no longer reach it
+	 * and no MSI-X walk may be looking at it.
+	 */
+	vlink_ep_withdraw(ep, func_no);
 	WRITE_ONCE(f->desc->bar[bar].size, 0);
-	/* Its memory is freed next: no MSI-X walk may be looking at it. */
 	spin_lock(&ep->msix_lock);
 	f->bar[bar] = NULL;
 	spin_unlock(&ep->msix_lock);
@@ -498,6 +531,7 @@ static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
 	ep->linked = up;
 	mutex_unlock(&ep->link_lock);
 
+	wake_up_all(&ep->seen_wq);
 	if (up)
 		vlink_ep_msix_unmasked(ep);
 	if (!changed)
@@ -558,6 +592,7 @@ static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	mutex_init(&ep->link_lock);
 	spin_lock_init(&ep->msix_lock);
+	init_waitqueue_head(&ep->seen_wq);
 
 	ep->vl = vlink_probe(pdev, VLINK_ROLE_EP, &vlink_ep_link_ops, ep);
 	if (IS_ERR(ep->vl))

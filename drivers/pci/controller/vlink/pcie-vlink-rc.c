@@ -368,6 +368,43 @@ static void vlink_rc_remove_devices(struct vlink_rc *rc)
 	dev_info(&rc->vl->pdev->dev, "link down: removed %u function(s)\n", n);
 }
 
+/* Publish which functions we present: the endpoint waits on it. */
+static void vlink_rc_functions_seen(struct vlink_rc *rc)
+{
+	u32 seen = 0;
+	unsigned int fn;
+
+	for (fn = 0; fn < VLINK_MAX_FUNCTIONS; fn++)
+		if (rc->fn[fn].present)
+			seen |= BIT(fn);
+	WRITE_ONCE(rc->vl->self->func_seen, seen);
+}
+
+/* The endpoint withdrew some functions while its link stays up. */
+static void vlink_rc_withdraw(struct vlink_rc *rc, u32 mask)
+{
+	struct pci_dev *pdev;
+	unsigned long flags;
+	unsigned int fn;
+
+	for (fn = 0; fn < VLINK_MAX_FUNCTIONS; fn++) {
+		if (!rc->fn[fn].present || (mask & BIT(fn)))
+			continue;
+		pci_lock_rescan_remove();
+		pdev = pci_get_slot(rc->bus, PCI_DEVFN(0, fn));
+		if (pdev) {
+			pci_stop_and_remove_bus_device(pdev);
+			pci_dev_put(pdev);
+		}
+		pci_unlock_rescan_remove();
+		raw_spin_lock_irqsave(&rc->lock, flags);
+		rc->fn[fn].present = false;
+		raw_spin_unlock_irqrestore(&rc->lock, flags);
+		dev_info(&rc->vl->pdev->dev, "endpoint withdrew function %u: removed\n",
+			 fn);
+	}
+}
+
 static void vlink_rc_scan(struct vlink_rc *rc, u32 gen)
 {
 	struct device *dev = &rc->vl->pdev->dev;
@@ -389,12 +426,18 @@ static void vlink_rc_link_event(struct vlink *vl, bool peer_alive)
 	bool started = peer_alive && READ_ONCE(vl->other->started);
 	u32 gen = READ_ONCE(vl->other->start_gen);
 
+	u32 seen = vl->self->func_seen;
+
 	mutex_lock(&rc->scan_lock);
 	if (rc->enumerated && (!started || gen != vl->self->enum_gen))
 		vlink_rc_remove_devices(rc);
 	if (started && gen != vl->self->enum_gen)
 		vlink_rc_scan(rc, gen);
-	if (peer_alive && gen != vl->self->enum_gen) {
+	else if (rc->enumerated)
+		vlink_rc_withdraw(rc, READ_ONCE(vl->other->func_mask));
+	vlink_rc_functions_seen(rc);
+	if (peer_alive && (gen != vl->self->enum_gen ||
+			   seen != vl->self->func_seen)) {
 		/* Tell the endpoint this generation is taken care of. */
 		WRITE_ONCE(vl->self->enum_gen, gen);
 		vlink_ring(vl, VLINK_VEC_LINK);
