@@ -233,10 +233,13 @@ class Guest:
 class Rig:
     """The server and the guests of one test or run."""
 
-    def __init__(self, build, name="vlink", ram_mb=RAM_MB, kvariant="vlink",
+    def __init__(self, build, name="vlink", ram_mb=RAM_MB, kvariant=None,
                  cmdline=""):
+        # The suite runs on each kernel variant it is told to (debug, ...).
+        kvariant = kvariant or os.environ.get("VLINK_KVARIANT", "vlink")
         self.build = os.path.abspath(build)
-        self.name = name
+        self.name = name if kvariant == "vlink" else f"{name}-{kvariant}"
+        self.kvariant = kvariant
         self.ram_mb = ram_mb
         self.cmdline = cmdline
         self.kernel = os.path.join(self.build, f"zImage-{kvariant}")
@@ -287,7 +290,8 @@ class Rig:
         return self.server
 
     def start_guest(self, role, name=None, **kw):
-        guest = Guest(self, role, name or f"{self.name}-{role}", **kw)
+        """Start a guest; its logs are <rig name>-<name, default role>."""
+        guest = Guest(self, role, f"{self.name}-{name or role}", **kw)
         self.guests.append(guest)
         return guest.start()
 

@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 
 import test_boot  # noqa: E402
 import test_endpoint  # noqa: E402
+import test_hostile  # noqa: E402
 import test_multifunction  # noqa: E402
 import test_pcitest  # noqa: E402
 import test_teardown  # noqa: E402
@@ -72,6 +73,8 @@ def main():
         test_pcitest.run(results, build)
     with Stage("multi-function endpoint"):
         test_multifunction.run(results, build)
+    with Stage("hostile endpoint"):
+        test_hostile.run(results, build)
     with Stage("teardown of an interrupted make run"):
         test_teardown.run(results, build)
     print(f"=== total: {time.monotonic() - t0:.1f} s; consoles in {logs}")

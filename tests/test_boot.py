@@ -84,7 +84,7 @@ def scenario(results, rig):
     r.no_trouble("peer death: rc kernel log clean", rc, mark)
 
     # A new endpoint guest on the same RAM file: the link comes back.
-    ep2 = rig.start_guest("ep", name="boot-ep-restarted")
+    ep2 = rig.start_guest("ep", name="ep-restarted")
     r.step("restart: ep kernel reaches userspace", ep2.wait_shell,
            BOOT_TIMEOUT)
     r.step("restart: ep sees the root complex up", peer_up, ep2, "ep")

@@ -24,6 +24,7 @@
 
 #include "vlink.h"
 #include "vlink-dma.h"
+#include "vlink-ep-faults.h"
 #include "vlink-outbound.h"
 
 /* Where the capabilities sit in each function's config space image. */
@@ -466,6 +467,7 @@ static int vlink_ep_start(struct pci_epc *epc)
 		dev_err(&epc->dev, "start: no function has written its header\n");
 		return -EINVAL;
 	}
+	vlink_ep_faults_apply(ep->vl, mask);
 	mutex_lock(&ep->link_lock);
 	WRITE_ONCE(self->func_mask, mask);
 	WRITE_ONCE(self->start_gen, self->start_gen + 1);
@@ -626,6 +628,7 @@ static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
+	vlink_ep_faults_init(ep->vl);
 	ret = vlink_start(ep->vl);
 	if (ret)
 		return ret;

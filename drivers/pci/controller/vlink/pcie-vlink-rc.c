@@ -464,8 +464,10 @@ static void vlink_rc_irq(struct vlink *vl)
 			if (hw < VLINK_INTX_BITS)
 				generic_handle_domain_irq(rc->intx_domain,
 							  hw % 4);
-			else
-				generic_handle_domain_irq(rc->msi_inner, hw);
+			else if (generic_handle_domain_irq(rc->msi_inner, hw))
+				dev_warn_ratelimited(&vl->pdev->dev,
+						     "endpoint raised vector %u, which no function owns: dropped\n",
+						     hw);
 		}
 	}
 }

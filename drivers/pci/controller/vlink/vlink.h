@@ -55,6 +55,7 @@ struct vlink_ops {
  * @scratch: page the peer fills with a pattern through its window
  * @peer_boot_id: boot id of the peer we last saw alive, 0 if none
  * @pattern_checked: the peer's pattern in @scratch was checked
+ * @faults: endpoint fault injection, when configured
  */
 struct vlink {
 	struct pci_dev *pdev;
@@ -79,6 +80,7 @@ struct vlink {
 	struct page *scratch;
 	u32 peer_boot_id;
 	bool pattern_checked;
+	struct vlink_ep_faults *faults;
 };
 
 struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,

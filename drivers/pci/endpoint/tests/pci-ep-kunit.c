@@ -339,7 +339,9 @@ void pci_ep_kunit_epf_destroy(struct kunit *test, struct pci_epf *epf)
 
 unsigned int pci_ep_kunit_probes;
 unsigned int pci_ep_kunit_removes;
+unsigned int pci_ep_kunit_unbinds;
 int pci_ep_kunit_probe_ret;
+struct pci_epf *pci_ep_kunit_last_epf;
 
 static int pci_ep_kunit_fn_event(struct pci_epf *epf,
 				 enum pci_ep_kunit_event event)
@@ -393,6 +395,7 @@ static void pci_ep_kunit_unbind(struct pci_epf *epf)
 	struct pci_ep_kunit_fn *fn = pci_ep_kunit_fn(epf);
 
 	fn->unbind_calls++;
+	pci_ep_kunit_unbinds++;
 	if (!fn->unbind_keeps_bar && epf->bar[BAR_0].addr)
 		pci_epf_free_space(epf, epf->bar[BAR_0].addr, BAR_0,
 				   PRIMARY_INTERFACE);
@@ -403,6 +406,7 @@ static int pci_ep_kunit_probe(struct pci_epf *epf)
 	struct pci_ep_kunit_fn *fn;
 
 	pci_ep_kunit_probes++;
+	pci_ep_kunit_last_epf = epf;
 	if (pci_ep_kunit_probe_ret)
 		return pci_ep_kunit_probe_ret;
 

@@ -109,9 +109,12 @@ enum pci_ep_kunit_event {
 	EPK_BME,
 };
 
-/* probe() and remove() calls of the fake function driver, in total */
+/* probe(), remove() and unbind() calls of the fake driver, in total */
 extern unsigned int pci_ep_kunit_probes;
 extern unsigned int pci_ep_kunit_removes;
+extern unsigned int pci_ep_kunit_unbinds;
+/* the function probe() last saw */
+extern struct pci_epf *pci_ep_kunit_last_epf;
 /* when not 0, probe() fails with it */
 extern int pci_ep_kunit_probe_ret;
 extern struct pci_epf_driver pci_ep_kunit_driver;

@@ -7,6 +7,7 @@
 
 #include <linux/err.h>
 #include <linux/list.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 
 #include "pci-ep-kunit.h"
@@ -50,7 +51,8 @@ static void epk_epc_create_registers(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, epc->dev.parent, k->parent);
 	KUNIT_ASSERT_NOT_NULL(test, epc->dev.class);
 	KUNIT_EXPECT_STREQ(test, epc->dev.class->name, "pci_epc");
-	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, epc->group);
+	if (IS_ENABLED(CONFIG_PCI_ENDPOINT_CONFIGFS))
+		KUNIT_EXPECT_NOT_ERR_OR_NULL(test, epc->group);
 	KUNIT_EXPECT_TRUE(test, list_empty(&epc->pci_epf));
 	KUNIT_EXPECT_EQ(test, epc->function_num_map, 0UL);
 
@@ -274,6 +276,7 @@ static void epk_remove_epf_not_attached(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, other->function_num_map, 0x1UL);
 	KUNIT_EXPECT_EQ(test, pci_ep_kunit_refs(other), refs);
 	KUNIT_EXPECT_FALSE(test, list_empty(&other->pci_epf));
+	pci_epc_remove_epf(other, epf, PRIMARY_INTERFACE);
 }
 
 static void epk_primary_and_secondary(struct kunit *test)

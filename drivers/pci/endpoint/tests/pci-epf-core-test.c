@@ -7,6 +7,7 @@
 
 #include <linux/err.h>
 #include <linux/notifier.h>
+#include <linux/sizes.h>
 
 #include "pci-ep-kunit.h"
 
@@ -33,7 +34,7 @@ static void epk_epf_create_probes(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, epf->epc);
 	KUNIT_EXPECT_FALSE(test, epf->is_bound);
 
-	epf = pci_ep_kunit_epf_new(test, EPK_FN(8.extra));
+	epf = pci_ep_kunit_epf_new(test, PCI_EP_KUNIT_DRIVER ".8.extra");
 	KUNIT_EXPECT_STREQ(test, epf->name, PCI_EP_KUNIT_DRIVER);
 	KUNIT_EXPECT_PTR_EQ(test, epf->driver, &pci_ep_kunit_driver);
 }
@@ -73,23 +74,27 @@ static void epk_epf_destroy_removes(struct kunit *test)
 
 static void epk_epf_destroy_while_bound(struct kunit *test)
 {
-	struct pci_ep_kunit_epc *k = pci_ep_kunit_epc_new(test, "pci-ep-kunit-epf",
-							  2);
-	struct pci_epf *epf = pci_ep_kunit_epf_new(test, EPK_FN(0));
-	unsigned int refs = pci_ep_kunit_refs(k->epc);
-	unsigned int removes = pci_ep_kunit_removes;
-	struct pci_ep_kunit_fn *fn = pci_ep_kunit_fn(epf);
+	struct pci_ep_kunit_epc *k;
+	struct pci_ep_kunit_fn *fn;
+	unsigned int refs, removes, unbinds;
+	struct pci_epf *epf;
 
-	pci_ep_kunit_fn(epf)->bind_bar_size = SZ_4K;
+	k = pci_ep_kunit_epc_new(test, "pci-ep-kunit-epf", 2);
+	epf = pci_ep_kunit_epf_new(test, EPK_FN(0));
+	refs = pci_ep_kunit_refs(k->epc);
+	fn = pci_ep_kunit_fn(epf);
+	fn->bind_bar_size = SZ_4K;
+	fn->unbind_keeps_bar = true;
 	KUNIT_ASSERT_EQ(test, pci_epc_add_epf(k->epc, epf, PRIMARY_INTERFACE),
 			0);
 	KUNIT_ASSERT_EQ(test, pci_epf_bind(epf), 0);
 	KUNIT_ASSERT_NOT_NULL(test, epf->bar[BAR_0].addr);
 
-	/* unbound, its BAR freed and detached on the way out */
-	fn->unbind_keeps_bar = true;
-	KUNIT_EXPECT_EQ(test, fn->unbind_calls, 0U);
+	/* unbound, its BAR reclaimed and detached on the way out */
+	removes = pci_ep_kunit_removes;
+	unbinds = pci_ep_kunit_unbinds;
 	pci_ep_kunit_epf_destroy(test, epf);
+	KUNIT_EXPECT_EQ(test, pci_ep_kunit_unbinds, unbinds + 1);
 	KUNIT_EXPECT_EQ(test, pci_ep_kunit_removes, removes + 1);
 	KUNIT_EXPECT_EQ(test, k->epc->function_num_map, 0UL);
 	KUNIT_EXPECT_TRUE(test, list_empty(&k->epc->pci_epf));
@@ -184,6 +189,7 @@ static void epk_bind_two_interfaces(struct kunit *test)
 	pci_epf_unbind(b->epf);
 	KUNIT_EXPECT_EQ(test, b->fn->unbind_calls, 1U);
 	KUNIT_EXPECT_EQ(test, b->epf->bind_count, 0U);
+	pci_epc_remove_epf(sec, b->epf, SECONDARY_INTERFACE);
 }
 
 static void epk_bind_failure(struct kunit *test)
@@ -285,7 +291,10 @@ static void epk_bind_virtual_functions(struct kunit *test)
 	struct epk_bind *b = test->priv;
 	struct pci_epf *vf1 = pci_ep_kunit_epf_new(test, EPK_FN(1));
 	struct pci_epf *vf2 = pci_ep_kunit_epf_new(test, EPK_FN(2));
-	u8 max_vfs[2] = { 1, 0 };
+	struct pci_ep_kunit_fn *vf1_fn = pci_ep_kunit_fn(vf1);
+	u8 *max_vfs = kunit_kcalloc(test, 2, sizeof(*max_vfs), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, max_vfs);
 
 	/* numbered from 1, and only while everything is detached */
 	KUNIT_ASSERT_EQ(test, pci_epf_add_vepf(b->epf, vf1), 0);
@@ -293,28 +302,39 @@ static void epk_bind_virtual_functions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vf1->vfunc_no, 1);
 	KUNIT_EXPECT_EQ(test, vf2->vfunc_no, 2);
 	KUNIT_EXPECT_TRUE(test, vf1->is_vf);
+	KUNIT_EXPECT_PTR_EQ(test, vf1->epf_pf, b->epf);
 	KUNIT_EXPECT_EQ(test, pci_epf_add_vepf(b->epf, vf1), -EBUSY);
 	KUNIT_EXPECT_EQ(test, pci_epf_add_vepf(vf1, vf2), -EINVAL);
 	KUNIT_EXPECT_EQ(test, pci_epf_add_vepf(b->epf, b->epf), -EINVAL);
 
-	/* the controller has one virtual function: vf2 cannot bind */
+	/* function 0 of the controller has one virtual function */
+	max_vfs[0] = 1;
 	b->k->epc->max_vfs = max_vfs;
 	KUNIT_ASSERT_EQ(test, pci_epc_add_epf(b->k->epc, b->epf,
 					      PRIMARY_INTERFACE), 0);
-	KUNIT_EXPECT_EQ(test, pci_epf_bind(b->epf), -EINVAL);
-	KUNIT_EXPECT_FALSE(test, vf1->is_bound);
-	KUNIT_EXPECT_EQ(test, b->fn->bind_calls, 0U);
+	KUNIT_EXPECT_EQ(test, pci_epc_add_epf(b->k->epc, vf1,
+					      PRIMARY_INTERFACE), -EINVAL);
 
+	/* vf2 does not fit: the whole bind fails and vf1 is undone */
+	KUNIT_EXPECT_EQ(test, pci_epf_bind(b->epf), -EINVAL);
+	KUNIT_EXPECT_EQ(test, b->fn->bind_calls, 0U);
+	KUNIT_EXPECT_FALSE(test, vf1->is_bound);
+	KUNIT_EXPECT_NULL(test, vf1->epc);
+	KUNIT_EXPECT_EQ(test, vf1_fn->bind_calls - vf1_fn->unbind_calls, 0U);
+
+	/* without vf2 it binds, vf1 first, and unbinds with it */
 	pci_epf_remove_vepf(b->epf, vf2);
 	KUNIT_EXPECT_FALSE(test, vf2->is_vf);
+	KUNIT_EXPECT_NULL(test, vf2->epf_pf);
 	KUNIT_EXPECT_EQ(test, pci_epf_bind(b->epf), 0);
 	KUNIT_EXPECT_TRUE(test, vf1->is_bound);
 	KUNIT_EXPECT_PTR_EQ(test, vf1->epc, b->k->epc);
-	KUNIT_EXPECT_EQ(test, pci_ep_kunit_fn(vf1)->bind_calls, 1U);
+	KUNIT_EXPECT_EQ(test, vf1->func_no, b->epf->func_no);
+	KUNIT_EXPECT_EQ(test, vf1_fn->bind_calls - vf1_fn->unbind_calls, 1U);
 
 	pci_epf_unbind(b->epf);
 	KUNIT_EXPECT_FALSE(test, vf1->is_bound);
-	KUNIT_EXPECT_EQ(test, pci_ep_kunit_fn(vf1)->unbind_calls, 1U);
+	KUNIT_EXPECT_EQ(test, vf1_fn->bind_calls - vf1_fn->unbind_calls, 0U);
 	pci_epc_remove_epf(b->k->epc, b->epf, PRIMARY_INTERFACE);
 	b->k->epc->max_vfs = NULL;
 }

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vlink endpoint fault injection: a misbehaving endpoint on demand, to prove
+ * that the root complex refuses what it must not trust.
+ */
+#ifndef _VLINK_EP_FAULTS_H
+#define _VLINK_EP_FAULTS_H
+
+#include <linux/types.h>
+
+struct vlink;
+
+/**
+ * enum vlink_ep_fault - what the next pci_epc_start() publishes broken
+ * @VLINK_FAULT_NONE: nothing
+ * @VLINK_FAULT_BAR_SIZE: BAR0 of each function has a size that is not a
+ *                        power of two
+ * @VLINK_FAULT_BAR_OUTSIDE: BAR0 of each function lies beyond our RAM
+ * @VLINK_FAULT_CAP_LOOP: the capability list points back at itself
+ * @VLINK_FAULT_CAP_OUTSIDE: the capability pointer leaves config space
+ */
+enum vlink_ep_fault {
+	VLINK_FAULT_NONE,
+	VLINK_FAULT_BAR_SIZE,
+	VLINK_FAULT_BAR_OUTSIDE,
+	VLINK_FAULT_CAP_LOOP,
+	VLINK_FAULT_CAP_OUTSIDE,
+};
+
+#ifdef CONFIG_PCIE_VLINK_EP_FAULTS
+void vlink_ep_faults_init(struct vlink *vl);
+void vlink_ep_faults_apply(struct vlink *vl, u32 func_mask);
+#else
+static inline void vlink_ep_faults_init(struct vlink *vl) { }
+static inline void vlink_ep_faults_apply(struct vlink *vl, u32 func_mask) { }
+#endif
+
+#endif /* _VLINK_EP_FAULTS_H */
