@@ -24,6 +24,7 @@ import test_endpoint  # noqa: E402
 import test_hostile  # noqa: E402
 import test_multifunction  # noqa: E402
 import test_pcitest  # noqa: E402
+import test_peer_failure  # noqa: E402
 import test_teardown  # noqa: E402
 from vlinktest import Results, Stage  # noqa: E402
 
@@ -75,6 +76,8 @@ def main():
         test_multifunction.run(results, build)
     with Stage("hostile endpoint"):
         test_hostile.run(results, build)
+    with Stage("peer failure"):
+        test_peer_failure.run(results, build)
     with Stage("teardown of an interrupted make run"):
         test_teardown.run(results, build)
     print(f"=== total: {time.monotonic() - t0:.1f} s; consoles in {logs}")
