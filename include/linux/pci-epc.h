@@ -141,12 +141,14 @@ struct pci_epc_mem_window {
  * struct pci_epc_mem - allocator state of one outbound window
  * @window: the window, with @window.page_size already normalised
  * @bitmap: one bit per page, set while the page is allocated
+ * @starts: one bit per page, set on the first page of each allocation
  * @pages: number of pages (bits) in the window
- * @lock: protects @bitmap
+ * @lock: protects @bitmap and @starts
  */
 struct pci_epc_mem {
 	struct pci_epc_mem_window window;
 	unsigned long	*bitmap;
+	unsigned long	*starts;
 	int		pages;
 	/* see @lock in the kernel-doc above */
 	struct mutex	lock;

@@ -151,10 +151,10 @@ pci_epc_get_next_free_bar(const struct pci_epc_features *epc_features,
 	unsigned int reserved_lower_halves;
 	int i;
 
-	if (!epc_features)
-		return BAR_0;
 	if (bar < BAR_0 || bar > BAR_5)
 		return NO_BAR;
+	if (!epc_features)
+		return bar;
 
 	if (bar > BAR_0 && (epc_features->bar_fixed_64bit & BIT(bar - 1)))
 		bar++;

@@ -34,6 +34,7 @@ static void pci_epc_mem_free_windows(struct pci_epc_mem **windows,
 {
 	while (count--) {
 		bitmap_free(windows[count]->bitmap);
+		bitmap_free(windows[count]->starts);
 		kfree(windows[count]);
 	}
 	kfree(windows);
@@ -59,7 +60,10 @@ pci_epc_mem_new_window(const struct pci_epc_mem_window *desc)
 		return ERR_PTR(-ENOMEM);
 
 	mem->bitmap = bitmap_zalloc(pages, GFP_KERNEL);
-	if (!mem->bitmap) {
+	mem->starts = bitmap_zalloc(pages, GFP_KERNEL);
+	if (!mem->bitmap || !mem->starts) {
+		bitmap_free(mem->bitmap);
+		bitmap_free(mem->starts);
 		kfree(mem);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -184,10 +188,41 @@ EXPORT_SYMBOL_GPL(pci_epc_mem_exit);
  */
 static int pci_epc_mem_take(struct pci_epc_mem *mem, int order)
 {
+	int page;
+
 	if (order >= BITS_PER_LONG || (1UL << order) > mem->pages)
 		return -ENOSPC;
 
-	return bitmap_find_free_region(mem->bitmap, mem->pages, order);
+	page = bitmap_find_free_region(mem->bitmap, mem->pages, order);
+	if (page >= 0)
+		__set_bit(page, mem->starts);
+	return page;
+}
+
+static void pci_epc_mem_give(struct pci_epc_mem *mem, int page, int order)
+{
+	__clear_bit(page, mem->starts);
+	bitmap_release_region(mem->bitmap, page, order);
+}
+
+/*
+ * Is there an allocation of exactly 2^order pages at @page?  It starts
+ * there, no other allocation starts inside it, all its pages are taken,
+ * and it does not go on beyond: the page after it is free or starts
+ * another allocation.  Called with mem->lock held.
+ */
+static bool pci_epc_mem_is_allocation(struct pci_epc_mem *mem,
+				      unsigned long page, int order)
+{
+	unsigned long end = page + (1UL << order);
+
+	if (end > mem->pages || !test_bit(page, mem->starts))
+		return false;
+	if (find_next_bit(mem->starts, end, page + 1) < end ||
+	    find_next_zero_bit(mem->bitmap, end, page) < end)
+		return false;
+	return end == mem->pages || !test_bit(end, mem->bitmap) ||
+	       test_bit(end, mem->starts);
 }
 
 /**
@@ -235,7 +270,7 @@ void __iomem *pci_epc_mem_alloc_addr(struct pci_epc *epc,
 			virt = ioremap(mem->window.phys_base + offset,
 				       ALIGN(size, mem->window.page_size));
 		if (!virt) {
-			bitmap_release_region(mem->bitmap, page, order);
+			pci_epc_mem_give(mem, page, order);
 			mutex_unlock(&mem->lock);
 			continue;
 		}
@@ -315,12 +350,13 @@ void pci_epc_mem_free_addr(struct pci_epc *epc, phys_addr_t phys_addr,
 	}
 
 	mutex_lock(&mem->lock);
-	if (!test_bit(page, mem->bitmap)) {
+	if (!pci_epc_mem_is_allocation(mem, page, order)) {
 		mutex_unlock(&mem->lock);
-		dev_err(&epc->dev, "free of %pa: not allocated\n", &phys_addr);
+		dev_err(&epc->dev, "free of %pa+%zu: not an allocation of that size\n",
+			&phys_addr, size);
 		return;
 	}
-	bitmap_release_region(mem->bitmap, page, order);
+	pci_epc_mem_give(mem, page, order);
 	mutex_unlock(&mem->lock);
 
 	if (!mem->window.virt_base)

@@ -917,6 +917,14 @@ static int epf_test_bind(struct pci_epf *epf)
 
 	if (!epc)
 		return -EINVAL;
+	/*
+	 * One interface only: the bind for a secondary link must fail
+	 * without touching what the primary one set up.
+	 */
+	if (epf->sec_epc) {
+		dev_err(&epf->dev, "pci_epf_test has a single interface\n");
+		return -EBUSY;
+	}
 
 	t->features = pci_epc_get_features(epc, epf->func_no, epf->vfunc_no);
 	if (!t->features)

@@ -123,22 +123,55 @@ struct epk_attr {
 	unsigned int	(*get)(struct pci_epf *epf);
 };
 
-#define EPK_HDR_GET(field)						\
-static unsigned int epk_get_##field(struct pci_epf *epf)		\
-{									\
-	return epf->header->field;					\
+static unsigned int epk_get_vendorid(struct pci_epf *epf)
+{
+	return epf->header->vendorid;
 }
 
-EPK_HDR_GET(vendorid)
-EPK_HDR_GET(deviceid)
-EPK_HDR_GET(revid)
-EPK_HDR_GET(progif_code)
-EPK_HDR_GET(subclass_code)
-EPK_HDR_GET(baseclass_code)
-EPK_HDR_GET(cache_line_size)
-EPK_HDR_GET(subsys_vendor_id)
-EPK_HDR_GET(subsys_id)
-EPK_HDR_GET(interrupt_pin)
+static unsigned int epk_get_deviceid(struct pci_epf *epf)
+{
+	return epf->header->deviceid;
+}
+
+static unsigned int epk_get_revid(struct pci_epf *epf)
+{
+	return epf->header->revid;
+}
+
+static unsigned int epk_get_progif_code(struct pci_epf *epf)
+{
+	return epf->header->progif_code;
+}
+
+static unsigned int epk_get_subclass_code(struct pci_epf *epf)
+{
+	return epf->header->subclass_code;
+}
+
+static unsigned int epk_get_baseclass_code(struct pci_epf *epf)
+{
+	return epf->header->baseclass_code;
+}
+
+static unsigned int epk_get_cache_line_size(struct pci_epf *epf)
+{
+	return epf->header->cache_line_size;
+}
+
+static unsigned int epk_get_subsys_vendor_id(struct pci_epf *epf)
+{
+	return epf->header->subsys_vendor_id;
+}
+
+static unsigned int epk_get_subsys_id(struct pci_epf *epf)
+{
+	return epf->header->subsys_id;
+}
+
+static unsigned int epk_get_interrupt_pin(struct pci_epf *epf)
+{
+	return epf->header->interrupt_pin;
+}
 
 static unsigned int epk_get_msi_interrupts(struct pci_epf *epf)
 {

@@ -81,6 +81,15 @@ struct pci_ep_kunit_epc {
 	u16			irq_num;
 };
 
+/* the events a bound function handles, for pci_ep_kunit_fn.events */
+enum pci_ep_kunit_event {
+	EPK_CORE_INIT,
+	EPK_LINK_UP,
+	EPK_LINK_DOWN,
+	EPK_BME,
+	EPK_NR_EVENTS
+};
+
 /**
  * struct pci_ep_kunit_fn - state of a function bound to the fake driver
  * @header: the function's configuration header
@@ -90,7 +99,7 @@ struct pci_ep_kunit_epc {
  * @bind_bar_size: when not 0, bind() allocates that much for BAR 0 (before
  *		   returning @bind_ret)
  * @unbind_keeps_bar: unbind() leaves BAR 0 memory for the core to reclaim
- * @events: core_init, link_up, link_down and bme calls, in that order
+ * @events: calls of each event handler, see enum pci_ep_kunit_event
  */
 struct pci_ep_kunit_fn {
 	struct pci_epf_header	header;
@@ -99,14 +108,7 @@ struct pci_ep_kunit_fn {
 	int			bind_ret;
 	size_t			bind_bar_size;
 	bool			unbind_keeps_bar;
-	unsigned int		events[4];
-};
-
-enum pci_ep_kunit_event {
-	EPK_CORE_INIT,
-	EPK_LINK_UP,
-	EPK_LINK_DOWN,
-	EPK_BME,
+	unsigned int		events[EPK_NR_EVENTS];
 };
 
 /* probe(), remove() and unbind() calls of the fake driver, in total */
