@@ -66,6 +66,7 @@ run: guests
 	@$(PYTHON) $(REPO)/qemu/vlink-run.py --build $(B)
 
 test: guests
+	@$(MAKE) -s -C $(REPO) kernel KVARIANT=kunit
 	@$(MAKE) -s -C $(REPO)/tests/server O=$(B)/server
 	@$(PYTHON) $(REPO)/tests/run-all.py --build $(B)
 

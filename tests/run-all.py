@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 import test_boot  # noqa: E402
 import test_endpoint  # noqa: E402
 import test_hostile  # noqa: E402
+import test_kunit  # noqa: E402
 import test_multifunction  # noqa: E402
 import test_pcitest  # noqa: E402
 import test_peer_failure  # noqa: E402
@@ -66,6 +67,8 @@ def main():
     t0 = time.monotonic()
     with Stage("link server tests"):
         server_tests(results, build)
+    with Stage("KUnit suites of the endpoint framework"):
+        test_kunit.run(results, build)
     with Stage("boot test"):
         test_boot.run(results, build)
     with Stage("endpoint framework: bind, BARs, bad input, cycles"):

@@ -24,6 +24,14 @@ ROUNDS = 3
 DOWN_TIMEOUT = 30
 SIZE = 4 * 1024 * 1024 - 4096  # the host driver adds its alignment
 
+# The stock host driver's transfer in flight when its device goes keeps its
+# DMA mapping (it waits forever); the debug kernel says so once, and says
+# DMA-API first: that report, and only for the removed test device, is
+# expected here.
+IN_FLIGHT_MAPPING = (r"WARNING: .*dma_debug_device_change.*?\n"
+                     r"DMA-API: pci 0001:00:00\.0: device driver has pending "
+                     r"DMA allocations while released from device")
+
 
 def newest_test_device(rc):
     out = shell_ok(rc, "ls /dev/ | grep pci-endpoint-test")
@@ -58,7 +66,8 @@ def endpoint_dies(r, rig, ep, rc, n):
            since=mark)
     status, _ = rc.run("true", 30)
     r.record(f"{name}: RC shell answers", status == 0, f"exit {status}")
-    r.no_trouble(f"{name}: RC kernel log clean", rc, mark)
+    r.no_trouble(f"{name}: RC kernel log clean", rc, mark,
+                 known=IN_FLIGHT_MAPPING)
 
     ep2 = rig.start_guest("ep", name=f"ep-{n + 1}")
     ep2.wait_shell()

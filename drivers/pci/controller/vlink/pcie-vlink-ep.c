@@ -16,6 +16,7 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/iopoll.h>
 #include <linux/module.h>
 #include <linux/of.h>
 #include <linux/pci.h>
@@ -32,7 +33,8 @@
 #define VLINK_EP_MSIX_CAP	0x70
 
 #define VLINK_EP_OB_SIZE	SZ_32M
-#define VLINK_EP_WITHDRAW_TIMEOUT	(2 * HZ)
+#define VLINK_EP_WITHDRAW_POLL_US	1000
+#define VLINK_EP_WITHDRAW_TIMEOUT_US	(2 * USEC_PER_SEC)
 #define VLINK_INTX_BITS		(4 * VLINK_MAX_FUNCTIONS)
 
 /**
@@ -62,7 +64,6 @@ struct vlink_ep_fn {
  * @fn: the functions
  * @link_lock: serialises link state changes
  * @msix_lock: serialises MSI-X pending bits between raising and unmasking
- * @seen_wq: woken on link events, for withdrawals waiting on the host
  * @linked: the root complex has enumerated our current generation
  */
 struct vlink_ep {
@@ -73,7 +74,6 @@ struct vlink_ep {
 	struct vlink_ep_fn fn[VLINK_MAX_FUNCTIONS];
 	struct mutex link_lock;		/* link state changes */
 	spinlock_t msix_lock;		/* PBA and BAR pointers */
-	wait_queue_head_t seen_wq;
 	bool linked;
 };
 
@@ -192,17 +192,24 @@ static void vlink_ep_withdraw(struct vlink_ep *ep, u8 func_no)
 {
 	struct vlink *vl = ep->vl;
 	u32 mask = READ_ONCE(vl->self->func_mask);
+	u32 seen;
 
 	if (!(mask & BIT(func_no)))
 		return;
 	WRITE_ONCE(vl->self->func_mask, mask & ~BIT(func_no));
 	ep->fn[func_no].has_header = false;
 	vlink_ring(vl, VLINK_VEC_LINK);
-	if (!wait_event_timeout(ep->seen_wq,
-				!(READ_ONCE(vl->other->func_seen) & BIT(func_no)) ||
-				!vlink_peer_alive(vl) ||
-				!READ_ONCE(vl->self->started),
-				VLINK_EP_WITHDRAW_TIMEOUT))
+	/*
+	 * Polled, not woken by our link worker: we hold epc->lock here, and
+	 * the worker may be waiting for the function's lock to deliver an
+	 * event.
+	 */
+	if (read_poll_timeout(READ_ONCE, seen, !(seen & BIT(func_no)) ||
+			      !vlink_peer_alive(vl) ||
+			      !READ_ONCE(vl->self->started),
+			      VLINK_EP_WITHDRAW_POLL_US,
+			      VLINK_EP_WITHDRAW_TIMEOUT_US, false,
+			      vl->other->func_seen))
 		dev_warn(&ep->epc->dev, "function %u withdrawn, but the root complex did not confirm within 2 s\n",
 			 func_no);
 	else
@@ -533,7 +540,6 @@ static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
 	ep->linked = up;
 	mutex_unlock(&ep->link_lock);
 
-	wake_up_all(&ep->seen_wq);
 	if (up)
 		vlink_ep_msix_unmasked(ep);
 	if (!changed)
@@ -573,11 +579,6 @@ static int vlink_ep_init_functions(struct vlink_ep *ep)
 	return 0;
 }
 
-static void vlink_ep_mem_exit(void *epc)
-{
-	pci_epc_mem_exit(epc);
-}
-
 static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct device *dev = &pdev->dev;
@@ -594,7 +595,6 @@ static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	mutex_init(&ep->link_lock);
 	spin_lock_init(&ep->msix_lock);
-	init_waitqueue_head(&ep->seen_wq);
 
 	ep->vl = vlink_probe(pdev, VLINK_ROLE_EP, &vlink_ep_link_ops, ep);
 	if (IS_ERR(ep->vl))
@@ -624,9 +624,6 @@ static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = pci_epc_multi_mem_init(ep->epc, &win, 1);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot init the outbound address space\n");
-	ret = devm_add_action_or_reset(dev, vlink_ep_mem_exit, ep->epc);
-	if (ret)
-		return ret;
 
 	vlink_ep_faults_init(ep->vl);
 	ret = vlink_start(ep->vl);
