@@ -65,10 +65,16 @@ guests: kernel initramfs dtbs server
 run: guests
 	@$(PYTHON) $(REPO)/qemu/vlink-run.py --build $(B)
 
+# The guest suites run on the normal kernel and again on the debug kernel
+# (kernel/debug.config), which must stay silent.
+TEST_KVARIANTS ?= vlink,debug
+
 test: guests
 	@$(MAKE) -s -C $(REPO) kernel KVARIANT=kunit
+	@$(MAKE) -s -C $(REPO) kernel KVARIANT=debug
 	@$(MAKE) -s -C $(REPO)/tests/server O=$(B)/server
-	@$(PYTHON) $(REPO)/tests/run-all.py --build $(B)
+	@$(PYTHON) $(REPO)/tests/run-all.py --build $(B) \
+		--kvariants $(TEST_KVARIANTS)
 
 clean:
 	rm -rf $(B)

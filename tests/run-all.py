@@ -53,9 +53,23 @@ def server_tests(results, build):
                        f"exit status {proc.returncode}, no results")
 
 
+GUEST_SUITES = (
+    ("boot test", test_boot),
+    ("endpoint framework: bind, BARs, bad input, cycles", test_endpoint),
+    ("stock pcitest: pcitest.sh, DMA, irq types, corruption", test_pcitest),
+    ("multi-function endpoint", test_multifunction),
+    ("hostile endpoint", test_hostile),
+    ("peer failure", test_peer_failure),
+    ("teardown of an interrupted make run", test_teardown),
+)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--build", required=True)
+    ap.add_argument("--kvariants", default="vlink",
+                    help="kernel variants to run the guest suites on, "
+                    "e.g. vlink,debug")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
 
@@ -69,20 +83,14 @@ def main():
         server_tests(results, build)
     with Stage("KUnit suites of the endpoint framework"):
         test_kunit.run(results, build)
-    with Stage("boot test"):
-        test_boot.run(results, build)
-    with Stage("endpoint framework: bind, BARs, bad input, cycles"):
-        test_endpoint.run(results, build)
-    with Stage("stock pcitest: pcitest.sh, DMA, irq types, corruption"):
-        test_pcitest.run(results, build)
-    with Stage("multi-function endpoint"):
-        test_multifunction.run(results, build)
-    with Stage("hostile endpoint"):
-        test_hostile.run(results, build)
-    with Stage("peer failure"):
-        test_peer_failure.run(results, build)
-    with Stage("teardown of an interrupted make run"):
-        test_teardown.run(results, build)
+    for variant in args.kvariants.split(","):
+        # The same suite on each kernel: the debug one must stay silent.
+        os.environ["VLINK_KVARIANT"] = variant
+        results.prefix = "" if variant == "vlink" else f"[{variant}] "
+        for title, module in GUEST_SUITES:
+            with Stage(f"{results.prefix}{title}"):
+                module.run(results, build)
+    results.prefix = ""
     print(f"=== total: {time.monotonic() - t0:.1f} s; consoles in {logs}")
     print(f"{results.passed} passed, {results.failed} failed", flush=True)
     return 1 if results.failed else 0

@@ -146,3 +146,5 @@ def scenario(r, rig):
     cycles(r, ep, rc)
     r.no_trouble("endpoint: ep kernel log clean", ep)
     r.no_trouble("endpoint: rc kernel log clean", rc)
+    r.no_leaks("endpoint: ep: no kmemleak leak", ep)
+    r.no_leaks("endpoint: rc: no kmemleak leak", rc)

@@ -91,3 +91,5 @@ def scenario(r, rig):
     concurrent_tests(r, rc, (0, 1, 3), "after unbinding function 2")
     r.no_trouble("multi-function: ep kernel log clean", ep)
     r.no_trouble("multi-function: rc kernel log clean", rc)
+    r.no_leaks("multi-function: ep: no kmemleak leak", ep)
+    r.no_leaks("multi-function: rc: no kmemleak leak", rc)

@@ -126,6 +126,8 @@ def run(results, build):
             corruption(results, ep, rc)
             results.no_trouble("pcitest: ep kernel log clean", ep)
             results.no_trouble("pcitest: rc kernel log clean", rc)
+            results.no_leaks("pcitest: ep: no kmemleak leak", ep)
+            results.no_leaks("pcitest: rc: no kmemleak leak", rc)
         except Abort:
             pass
     irq_type_run(results, build, 0, "irq_type=0 (legacy)")

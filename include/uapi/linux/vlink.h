@@ -53,6 +53,8 @@ enum vlink_vector {
 #define VLINK_FUNC_STRIDE	0x100
 #define VLINK_IRQ_OFFSET	0x04000	/* MSI pending bitmap */
 #define VLINK_IRQ_BITS		32768
+/* A pending bit the RC answers with a PONG: interrupt-path latency probe. */
+#define VLINK_IRQ_ECHO_BIT	(VLINK_IRQ_BITS - 2)
 #define VLINK_CFG_OFFSET	0x08000	/* config space images */
 #define VLINK_CFG_SIZE		0x1000	/* per function: PCIe extended space */
 #define VLINK_MAX_FUNCTIONS	8

@@ -461,7 +461,9 @@ static void vlink_rc_irq(struct vlink *vl)
 		for_each_set_bit(bit, &pending, 32) {
 			unsigned int hw = i * 32 + bit;
 
-			if (hw < VLINK_INTX_BITS)
+			if (hw == VLINK_IRQ_ECHO_BIT)
+				vlink_ring(vl, VLINK_VEC_PONG);
+			else if (hw < VLINK_INTX_BITS)
 				generic_handle_domain_irq(rc->intx_domain,
 							  hw % 4);
 			else if (generic_handle_domain_irq(rc->msi_inner, hw))
@@ -722,8 +724,9 @@ static int vlink_rc_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	raw_spin_lock_init(&rc->lock);
 	mutex_init(&rc->scan_lock);
 	mutex_init(&rc->msi_lock);
-	/* The INTx bits of the pending bitmap are never MSI vectors. */
+	/* The INTx bits and the echo bit are never MSI vectors. */
 	bitmap_set(rc->msi_used, 0, VLINK_INTX_BITS);
+	set_bit(VLINK_IRQ_ECHO_BIT, rc->msi_used);
 
 	rc->vl = vlink_probe(pdev, VLINK_ROLE_RC, &vlink_rc_ops, rc);
 	if (IS_ERR(rc->vl))

@@ -17,7 +17,6 @@
 #include <linux/ktime.h>
 #include <linux/of.h>
 #include <linux/random.h>
-#include <linux/sort.h>
 
 #include "vlink.h"
 
@@ -26,7 +25,6 @@
 #define IVSHMEM_DOORBELL	0x0c
 
 #define VLINK_PINGS		16
-#define VLINK_PONG_TIMEOUT	msecs_to_jiffies(1000)
 
 /**
  * vlink_role_name() - human-readable name of a role, for log lines
@@ -165,34 +163,16 @@ static void vlink_check_own_pattern(struct vlink *vl)
 		 PAGE_SIZE);
 }
 
-static int vlink_cmp_u32(const void *a, const void *b)
+static void vlink_report_rtt(struct vlink *vl)
 {
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+	struct vlink_rtt r;
 
-	return x < y ? -1 : x > y;
-}
-
-static void vlink_measure_rtt(struct vlink *vl)
-{
-	u32 rtt[VLINK_PINGS];
-	unsigned int i;
-	ktime_t t0;
-
-	for (i = 0; i < VLINK_PINGS; i++) {
-		reinit_completion(&vl->pong);
-		t0 = ktime_get();
-		vlink_ring(vl, VLINK_VEC_PING);
-		if (!wait_for_completion_timeout(&vl->pong, VLINK_PONG_TIMEOUT)) {
-			pci_warn(vl->pdev, "doorbell round trip: no answer to ping %u within 1 s\n",
-				 i);
-			return;
-		}
-		rtt[i] = ktime_us_delta(ktime_get(), t0);
+	if (vlink_rtt_measure(vl, false, VLINK_PINGS, &r)) {
+		pci_warn(vl->pdev, "doorbell round trip: no answer within 1 s\n");
+		return;
 	}
-	sort(rtt, VLINK_PINGS, sizeof(rtt[0]), vlink_cmp_u32, NULL);
 	pci_info(vl->pdev, "doorbell round trip: median %u us, min %u us, max %u us (%u pings)\n",
-		 rtt[VLINK_PINGS / 2], rtt[0], rtt[VLINK_PINGS - 1],
-		 VLINK_PINGS);
+		 r.median / 1000, r.min / 1000, r.max / 1000, r.n);
 }
 
 static void vlink_test_work(struct work_struct *work)
@@ -206,7 +186,7 @@ static void vlink_test_work(struct work_struct *work)
 		vlink_write_peer_pattern(vl, boot_id);
 	mutex_unlock(&vl->lock);
 	if (boot_id)
-		vlink_measure_rtt(vl);
+		vlink_report_rtt(vl);
 }
 
 static void vlink_link_work(struct work_struct *work)
@@ -496,6 +476,7 @@ struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
 	vl->ops = ops;
 	vl->priv = priv;
 	mutex_init(&vl->lock);
+	mutex_init(&vl->rtt_lock);
 	INIT_WORK(&vl->link_work, vlink_link_work);
 	INIT_WORK(&vl->test_work, vlink_test_work);
 	init_completion(&vl->pong);
@@ -538,6 +519,7 @@ int vlink_start(struct vlink *vl)
 		 vl->hdr->version, vl->hdr->peer_id[vl->role], &vl->win_res,
 		 vl->peer_ram_base);
 
+	vlink_rtt_debugfs_init(vl);
 	vlink_announce(vl);
 	vlink_kick(vl);
 	return 0;

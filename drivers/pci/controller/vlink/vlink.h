@@ -20,6 +20,22 @@
 struct vlink;
 
 /**
+ * struct vlink_rtt - round trips measured over the link, in nanoseconds
+ * @n: how many
+ * @min: the fastest
+ * @median: the median
+ * @p99: the 99th percentile
+ * @max: the slowest
+ */
+struct vlink_rtt {
+	u32 n;
+	u32 min;
+	u32 median;
+	u32 p99;
+	u32 max;
+};
+
+/**
  * struct vlink_ops - what a role adds to the shared link behaviour
  * @link_event: called from process context after every link doorbell,
  *              once the shared state has been re-read; @peer_alive says
@@ -56,6 +72,9 @@ struct vlink_ops {
  * @peer_boot_id: boot id of the peer we last saw alive, 0 if none
  * @pattern_checked: the peer's pattern in @scratch was checked
  * @faults: endpoint fault injection, when configured
+ * @rtt_lock: one round-trip measurement at a time (they share @pong)
+ * @rtt_last: the last measurement asked for through debugfs
+ * @rtt_kind: what it measured: "doorbell" or "irq"
  */
 struct vlink {
 	struct pci_dev *pdev;
@@ -81,6 +100,9 @@ struct vlink {
 	u32 peer_boot_id;
 	bool pattern_checked;
 	struct vlink_ep_faults *faults;
+	struct mutex rtt_lock;		/* @pong */
+	struct vlink_rtt rtt_last;
+	char rtt_kind[16];
 };
 
 struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
@@ -91,5 +113,8 @@ void vlink_kick(struct vlink *vl);
 bool vlink_peer_alive(struct vlink *vl);
 void __iomem *vlink_map_peer(struct vlink *vl, u64 peer_addr, size_t size);
 const char *vlink_role_name(enum vlink_role role);
+int vlink_rtt_measure(struct vlink *vl, bool via_irq, unsigned int n,
+		      struct vlink_rtt *res);
+void vlink_rtt_debugfs_init(struct vlink *vl);
 
 #endif /* _PCIE_VLINK_H */
