@@ -295,6 +295,15 @@ class Rig:
         self.guests.append(guest)
         return guest.start()
 
+    def start_pair(self):
+        """The server, an endpoint and a root complex, both at a shell."""
+        self.start_server()
+        ep = self.start_guest("ep")
+        rc = self.start_guest("rc")
+        ep.wait_shell()
+        rc.wait_shell()
+        return ep, rc
+
     def stop(self):
         for g in self.guests:
             g.stop()

@@ -92,11 +92,7 @@ def bad_header(r, rig, ep, rc):
 def run(results, build):
     with Rig(build, name="hostile") as rig:
         try:
-            rig.start_server()
-            ep = rig.start_guest("ep")
-            rc = rig.start_guest("rc")
-            ep.wait_shell()
-            rc.wait_shell()
+            ep, rc = rig.start_pair()
             mark = rc.mark()
             shell_ok(ep, "vlink-epf up t0")
             wait_probed(rc, mark)

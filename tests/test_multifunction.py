@@ -65,11 +65,7 @@ def run(results, build):
 
 
 def scenario(r, rig):
-    rig.start_server()
-    ep = rig.start_guest("ep")
-    rc = rig.start_guest("rc")
-    ep.wait_shell()
-    rc.wait_shell()
+    ep, rc = rig.start_pair()
     mark = rc.mark()
     for i in range(NFUNC):
         shell_ok(ep, f"vlink-epf create t{i} -m 32 -x 64 && "

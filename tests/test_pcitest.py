@@ -87,11 +87,7 @@ def irq_type_run(r, build, irq_type, name):
     with Rig(build, name=f"irqtype{irq_type}",
              cmdline=f"pci_endpoint_test.irq_type={irq_type}") as rig:
         try:
-            rig.start_server()
-            ep = rig.start_guest("ep")
-            rc = rig.start_guest("rc")
-            ep.wait_shell()
-            rc.wait_shell()
+            ep, rc = rig.start_pair()
             mark = rc.mark()
             shell_ok(ep, "vlink-epf up t0 -v 0x1912 -D 0x0028 -x 64")
             r.step(f"{name}: host driver probes 1912:0028", wait_probed, rc,
@@ -114,11 +110,7 @@ def irq_type_run(r, build, irq_type, name):
 def run(results, build):
     with Rig(build, name="pcitest") as rig:
         try:
-            rig.start_server()
-            ep = rig.start_guest("ep")
-            rc = rig.start_guest("rc")
-            ep.wait_shell()
-            rc.wait_shell()
+            ep, rc = rig.start_pair()
             results.step("pcitest: bind 104c:b500 with 32 MSI, 2048 MSI-X",
                          bind, ep, rc, "t0 -m 32 -x 2048")
             pcitest_sh(results, rc)

@@ -99,11 +99,7 @@ def root_complex_dies(r, rig, ep, rc, n):
 def run(results, build):
     with Rig(build, name="peerfail") as rig:
         try:
-            rig.start_server()
-            ep = rig.start_guest("ep")
-            rc = rig.start_guest("rc")
-            ep.wait_shell()
-            rc.wait_shell()
+            ep, rc = rig.start_pair()
             mark = rc.mark()
             shell_ok(ep, "vlink-epf up t0")
             wait_probed(rc, mark)

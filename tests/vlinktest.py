@@ -61,8 +61,13 @@ class Results:
         match the text that starts with the report.
         """
         text = guest.output(since)
+        skip_to = 0
         for m in KERNEL_TROUBLE.finditer(text):
-            if known and re.match(known, text[m.start():], re.S):
+            if m.start() < skip_to:
+                continue
+            k = known and re.match(known, text[m.start():], re.S)
+            if k:
+                skip_to = m.start() + k.end()
                 continue
             return self.record(name, False,
                                f"{guest.name} console: {m.group(0)!r}")
