@@ -28,7 +28,7 @@ HOST_CFLAGS := -O2 -Wall -Wextra -Werror
 PYTHON ?= python3
 
 .PHONY: all deps tree kernel pcitest initramfs dtbs server guests \
-	run test test-server clean distclean
+	run test patches clean distclean
 
 all: guests
 
@@ -76,9 +76,14 @@ test: guests
 	@$(PYTHON) $(REPO)/tests/run-all.py --build $(B) \
 		--kvariants $(TEST_KVARIANTS)
 
+# The kernel sources as a git-am-able series against pristine 6.1.
+patches: tree
+	@$(REPO)/scripts/mkpatches.sh $(B)/patches
+
 clean:
 	rm -rf $(B)
 
 # Also drop the cached kernel tree and objects.
 distclean: clean
-	rm -rf $(KTREE) $(KCACHE)/obj-arm-*
+	rm -rf $(KTREE) $(KCACHE)/obj-arm-* $(KCACHE)/series-base \
+		$(KCACHE)/series-tree

@@ -7,7 +7,8 @@ set -euo pipefail
 
 pkgs=(qemu-system-arm linux-source-6.1 gcc-arm-linux-gnueabihf
       device-tree-compiler u-boot-tools bc bison flex cpio make gcc
-      libc6-dev python3 xz-utils patch busybox-static:armhf)
+      libc6-dev python3 xz-utils patch git perl python3-yaml
+      python3-jsonschema python3-docutils busybox-static:armhf)
 
 missing=()
 for p in "${pkgs[@]}"; do

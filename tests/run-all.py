@@ -20,10 +20,12 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 
 import test_boot  # noqa: E402
+import test_compat  # noqa: E402
 import test_endpoint  # noqa: E402
 import test_hostile  # noqa: E402
 import test_kunit  # noqa: E402
 import test_multifunction  # noqa: E402
+import test_patches  # noqa: E402
 import test_pcitest  # noqa: E402
 import test_peer_failure  # noqa: E402
 import test_teardown  # noqa: E402
@@ -80,6 +82,10 @@ def main():
     t0 = time.monotonic()
     with Stage("link server tests"):
         server_tests(results, build)
+    with Stage("API compatibility: 6.1 function drivers on our headers"):
+        test_compat.run(results, build)
+    with Stage("patch series: git am, build and checkpatch per patch"):
+        test_patches.run(results, build)
     with Stage("KUnit suites of the endpoint framework"):
         test_kunit.run(results, build)
     for variant in args.kvariants.split(","):
