@@ -42,6 +42,7 @@
  * @cfg: its config space image in the link shm
  * @desc: its BAR descriptors in the link shm
  * @bar: kernel address of each BAR's memory, for the MSI-X table
+ * @bar_size: size of each BAR, which the MSI-X table and PBA must lie within
  * @has_header: write_header() was called
  * @msi: it has an MSI capability
  * @msix: it has an MSI-X capability
@@ -50,6 +51,7 @@ struct vlink_ep_fn {
 	u8 *cfg;
 	struct vlink_func_desc *desc;
 	void *bar[PCI_STD_NUM_BARS];
+	size_t bar_size[PCI_STD_NUM_BARS];
 	bool has_header;
 	bool msi;
 	bool msix;
@@ -132,14 +134,48 @@ static void vlink_ep_link_caps(struct vlink_ep_fn *f)
 	cfg_w16(f->cfg, PCI_STATUS, first ? PCI_STATUS_CAP_LIST : 0);
 }
 
+static bool vlink_ep_has_bars(struct vlink_ep_fn *f)
+{
+	unsigned int bar;
+
+	for (bar = 0; bar < PCI_STD_NUM_BARS; bar++)
+		if (f->bar[bar])
+			return true;
+	return false;
+}
+
+/*
+ * A function number passes to the next function driver once the previous
+ * one's BARs are gone: none of its capabilities may show through.
+ */
+static void vlink_ep_forget_caps(struct vlink_ep *ep, struct vlink_ep_fn *f)
+{
+	spin_lock(&ep->msix_lock);
+	f->msi = false;
+	f->msix = false;
+	spin_unlock(&ep->msix_lock);
+	memset(f->cfg + PCI_STD_HEADER_SIZEOF, 0,
+	       VLINK_CFG_SIZE - PCI_STD_HEADER_SIZEOF);
+	vlink_ep_link_caps(f);
+}
+
 static int vlink_ep_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 				 struct pci_epf_header *hdr)
 {
+	struct vlink_ep *ep = epc_get_drvdata(epc);
 	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
 	u8 *cfg;
 
 	if (!f)
 		return -EINVAL;
+	/* A host reading this vendor ID would retry the read for a minute. */
+	if (hdr->vendorid == VLINK_VENDOR_ID_RETRY) {
+		dev_err(&epc->dev, "function %u: vendor ID %#06x is reserved for Configuration Request Retry Status\n",
+			func_no, hdr->vendorid);
+		return -EINVAL;
+	}
+	if (!vlink_ep_has_bars(f))
+		vlink_ep_forget_caps(ep, f);
 	cfg = f->cfg;
 	memset(cfg, 0, PCI_STD_HEADER_SIZEOF);
 	cfg_w16(cfg, PCI_VENDOR_ID, hdr->vendorid);
@@ -176,6 +212,7 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 
 	spin_lock(&ep->msix_lock);
 	f->bar[bar] = epf_bar->addr;
+	f->bar_size[bar] = epf_bar->size;
 	spin_unlock(&ep->msix_lock);
 	WRITE_ONCE(f->desc->bar[bar].phys, epf_bar->phys_addr);
 	WRITE_ONCE(f->desc->bar[bar].flags, epf_bar->flags);
@@ -233,7 +270,12 @@ static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	WRITE_ONCE(f->desc->bar[bar].size, 0);
 	spin_lock(&ep->msix_lock);
 	f->bar[bar] = NULL;
+	f->bar_size[bar] = 0;
 	spin_unlock(&ep->msix_lock);
+	if (!vlink_ep_has_bars(f)) {
+		f->has_header = false;
+		vlink_ep_forget_caps(ep, f);
+	}
 }
 
 static int vlink_ep_map_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
@@ -357,13 +399,33 @@ static u32 bar_r32(const void *p)
 	return le32_to_cpu(READ_ONCE(*(const __le32 *)p));
 }
 
-/* The table and the pending bits live in a BAR, where the host wrote them. */
-static void *vlink_ep_msix_at(struct vlink_ep_fn *f, unsigned int reg)
+static unsigned int vlink_ep_msix_nr(struct vlink_ep_fn *f)
+{
+	return (cfg_r16(f->cfg + VLINK_EP_MSIX_CAP, PCI_MSIX_FLAGS) &
+		PCI_MSIX_FLAGS_QSIZE) + 1;
+}
+
+/*
+ * The table and the pending bits live in a BAR, where the host wrote them;
+ * len bytes of it, all inside the BAR, or nothing.
+ */
+static void *vlink_ep_msix_at(struct vlink_ep_fn *f, unsigned int reg,
+			      size_t len)
 {
 	u32 v = cfg_r32(f->cfg + VLINK_EP_MSIX_CAP, reg);
-	void *bar = f->bar[v & PCI_MSIX_TABLE_BIR];
+	unsigned int bir = v & PCI_MSIX_TABLE_BIR;
+	size_t off = v & PCI_MSIX_TABLE_OFFSET;
 
-	return bar ? bar + (v & PCI_MSIX_TABLE_OFFSET) : NULL;
+	if (bir >= PCI_STD_NUM_BARS || !f->bar[bir] ||
+	    off > f->bar_size[bir] || len > f->bar_size[bir] - off)
+		return NULL;
+	return f->bar[bir] + off;
+}
+
+static unsigned long *vlink_ep_msix_pba(struct vlink_ep_fn *f)
+{
+	return vlink_ep_msix_at(f, PCI_MSIX_PBA, BITS_TO_LONGS(vlink_ep_msix_nr(f)) *
+				sizeof(long));
 }
 
 /*
@@ -374,13 +436,17 @@ static int vlink_ep_send_msix(struct vlink_ep *ep, struct vlink_ep_fn *f,
 			      u16 n)
 {
 	u16 flags = cfg_r16(f->cfg + VLINK_EP_MSIX_CAP, PCI_MSIX_FLAGS);
-	void *table = vlink_ep_msix_at(f, PCI_MSIX_TABLE);
-	void *pba = vlink_ep_msix_at(f, PCI_MSIX_PBA);
-	void *entry;
+	void *table, *entry;
+	unsigned long *pba;
 
-	if (!f->msix || !(flags & PCI_MSIX_FLAGS_ENABLE) || !table || !pba)
+	if (!f->msix || !(flags & PCI_MSIX_FLAGS_ENABLE))
 		return -EINVAL;
-	if (!n || n > (flags & PCI_MSIX_FLAGS_QSIZE) + 1)
+	if (!n || n > vlink_ep_msix_nr(f))
+		return -EINVAL;
+	table = vlink_ep_msix_at(f, PCI_MSIX_TABLE,
+				 vlink_ep_msix_nr(f) * PCI_MSIX_ENTRY_SIZE);
+	pba = vlink_ep_msix_pba(f);
+	if (!table || !pba)
 		return -EINVAL;
 	entry = table + (n - 1) * PCI_MSIX_ENTRY_SIZE;
 	if ((flags & PCI_MSIX_FLAGS_MASKALL) ||
@@ -412,19 +478,17 @@ static int vlink_ep_raise_msix(struct vlink_ep *ep, struct vlink_ep_fn *f,
  */
 static void vlink_ep_msix_unmasked(struct vlink_ep *ep)
 {
-	unsigned int i, n, nr;
+	unsigned int i, n;
 	struct vlink_ep_fn *f;
 	unsigned long *pba;
 
 	spin_lock(&ep->msix_lock);
 	for (i = 0; i < ep->epc->max_functions; i++) {
 		f = &ep->fn[i];
-		pba = f->msix ? vlink_ep_msix_at(f, PCI_MSIX_PBA) : NULL;
+		pba = f->msix ? vlink_ep_msix_pba(f) : NULL;
 		if (!pba)
 			continue;
-		nr = (cfg_r16(f->cfg + VLINK_EP_MSIX_CAP, PCI_MSIX_FLAGS) &
-		      PCI_MSIX_FLAGS_QSIZE) + 1;
-		for_each_set_bit(n, pba, nr)
+		for_each_set_bit(n, pba, vlink_ep_msix_nr(f))
 			vlink_ep_send_msix(ep, f, n + 1);
 	}
 	spin_unlock(&ep->msix_lock);

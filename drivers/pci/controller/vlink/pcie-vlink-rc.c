@@ -205,6 +205,18 @@ static void vlink_rc_set_wmask(struct vlink_rc_fn *f, unsigned int where,
 		f->wmask[where + i] = mask >> (8 * i);
 }
 
+static int vlink_rc_check_ids(struct vlink_rc *rc, struct vlink_rc_fn *f,
+			      unsigned int fn)
+{
+	u16 vendor = f->cfg[PCI_VENDOR_ID] | f->cfg[PCI_VENDOR_ID + 1] << 8;
+
+	if (vendor != VLINK_VENDOR_ID_RETRY)
+		return 0;
+	dev_err(&rc->vl->pdev->dev, "function %u: vendor ID %#06x would read as a retried request, function refused\n",
+		fn, vendor);
+	return -EINVAL;
+}
+
 /*
  * Which bits the host may write: the usual header fields, and in the MSI and
  * MSI-X capabilities what a host programs.  The capability list comes from
@@ -327,7 +339,8 @@ static unsigned int vlink_rc_load_functions(struct vlink_rc *rc)
 		memset(&staged, 0, sizeof(staged));
 		staged.cfg = vl->shm + VLINK_CFG_OFFSET + fn * VLINK_CFG_SIZE;
 		if (ok)
-			ok = !vlink_rc_build_wmask(rc, &staged, fn) &&
+			ok = !vlink_rc_check_ids(rc, &staged, fn) &&
+			     !vlink_rc_build_wmask(rc, &staged, fn) &&
 			     !vlink_rc_place_bars(rc, &staged, desc, fn);
 		staged.present = ok;
 		n += ok;

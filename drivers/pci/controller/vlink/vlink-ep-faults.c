@@ -3,7 +3,7 @@
  * vlink endpoint fault injection.
  *
  * /sys/kernel/debug/vlink-ep/<device>/fault takes one word:
- *   bar-size, bar-outside, cap-loop, cap-outside
+ *   bar-size, bar-outside, cap-loop, cap-outside, vendor-retry
  *		break what the next pci_epc_start() publishes; the start
  *		after that publishes the real thing again
  *   msi-bogus	set a pending bit no MSI vector owns, and ring
@@ -29,6 +29,7 @@ static const char *const vlink_fault_names[] = {
 	[VLINK_FAULT_BAR_OUTSIDE] = "bar-outside",
 	[VLINK_FAULT_CAP_LOOP] = "cap-loop",
 	[VLINK_FAULT_CAP_OUTSIDE] = "cap-outside",
+	[VLINK_FAULT_VENDOR_RETRY] = "vendor-retry",
 };
 
 #define VLINK_EP_FAULT_CFG_SAVED	0x100
@@ -116,6 +117,10 @@ void vlink_ep_faults_apply(struct vlink *vl, u32 func_mask)
 		case VLINK_FAULT_CAP_OUTSIDE:
 			cfg[PCI_STATUS] |= PCI_STATUS_CAP_LIST;
 			cfg[PCI_CAPABILITY_LIST] = 0xfe;
+			break;
+		case VLINK_FAULT_VENDOR_RETRY:
+			cfg[PCI_VENDOR_ID] = VLINK_VENDOR_ID_RETRY;
+			cfg[PCI_VENDOR_ID + 1] = 0;
 			break;
 		default:
 			break;

@@ -18,6 +18,7 @@ struct vlink;
  * @VLINK_FAULT_BAR_OUTSIDE: BAR0 of each function lies beyond our RAM
  * @VLINK_FAULT_CAP_LOOP: the capability list points back at itself
  * @VLINK_FAULT_CAP_OUTSIDE: the capability pointer leaves config space
+ * @VLINK_FAULT_VENDOR_RETRY: the vendor ID is the retry value 0x0001
  */
 enum vlink_ep_fault {
 	VLINK_FAULT_NONE,
@@ -25,6 +26,7 @@ enum vlink_ep_fault {
 	VLINK_FAULT_BAR_OUTSIDE,
 	VLINK_FAULT_CAP_LOOP,
 	VLINK_FAULT_CAP_OUTSIDE,
+	VLINK_FAULT_VENDOR_RETRY,
 };
 
 #ifdef CONFIG_PCIE_VLINK_EP_FAULTS

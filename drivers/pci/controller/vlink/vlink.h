@@ -17,6 +17,12 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/vlink.h>
 
+/*
+ * A vendor ID no function may have: it is what a host reads while a
+ * function answers Configuration Request Retry Status, so it retries.
+ */
+#define VLINK_VENDOR_ID_RETRY	0x0001
+
 struct vlink;
 
 /**
