@@ -4,10 +4,12 @@
  *
  * Real endpoint controllers carry a DMA engine (the DesignWare eDMA, say)
  * that moves data between local memory and the host without the CPU.  Ours
- * is a dmaengine provider with one memcpy channel whose "hardware" is a
- * worker: descriptors are queued at submit, run in order by a work item
- * once issued, and completed with their callbacks, so function drivers use
- * the same asynchronous path they would on silicon.
+ * is a dmaengine provider with memcpy channels whose "hardware" is a
+ * worker each: descriptors are queued at submit, run in order by the
+ * channel's work item once issued, and completed with their callbacks, so
+ * function drivers use the same asynchronous path they would on silicon.
+ * A transfer the engine cannot carry out completes too, with
+ * DMA_TRANS_ABORTED for callback_result and DMA_ERROR from tx_status.
  *
  * Addresses are bus addresses of the controller's device: our own RAM
  * (dma_map_*() on the link device, which has no IOMMU), or parts of the
@@ -39,9 +41,9 @@ struct vlink_dma_desc {
 	size_t len;
 };
 
-static struct vlink_dma *to_vlink_dma(struct dma_chan *chan)
+static struct vlink_dma_chan *to_vlink_chan(struct dma_chan *chan)
 {
-	return container_of(chan, struct vlink_dma, chan);
+	return container_of(chan, struct vlink_dma_chan, chan);
 }
 
 static struct vlink_dma_desc *to_desc(struct dma_async_tx_descriptor *tx)
@@ -74,20 +76,20 @@ static void *vlink_dma_cpu_addr(struct vlink_dma *dma, dma_addr_t addr,
 }
 
 /* Window to window goes through a bounce page, as a DMA FIFO would. */
-static void vlink_dma_copy_io(struct vlink_dma *dma, void *dst, void *src,
-			      size_t len)
+static void vlink_dma_copy_io(void *bounce, void *dst, void *src, size_t len)
 {
 	size_t off, n;
 
 	for (off = 0; off < len; off += n) {
 		n = min_t(size_t, len - off, PAGE_SIZE);
-		memcpy_fromio(dma->bounce, (void __iomem *)src + off, n);
-		memcpy_toio((void __iomem *)dst + off, dma->bounce, n);
+		memcpy_fromio(bounce, (void __iomem *)src + off, n);
+		memcpy_toio((void __iomem *)dst + off, bounce, n);
 	}
 }
 
-static int vlink_dma_copy(struct vlink_dma *dma, struct vlink_dma_desc *d)
+static int vlink_dma_copy(struct vlink_dma_chan *ch, struct vlink_dma_desc *d)
 {
+	struct vlink_dma *dma = ch->dma;
 	void *dst = vlink_dma_cpu_addr(dma, d->dst, d->len);
 	void *src = vlink_dma_cpu_addr(dma, d->src, d->len);
 	bool dst_io = vlink_dma_in_window(dma, d->dst, d->len);
@@ -100,7 +102,7 @@ static int vlink_dma_copy(struct vlink_dma *dma, struct vlink_dma_desc *d)
 	}
 	/* Window pages are device memory: no unaligned or merged accesses. */
 	if (dst_io && src_io)
-		vlink_dma_copy_io(dma, dst, src, d->len);
+		vlink_dma_copy_io(ch->bounce, dst, src, d->len);
 	else if (dst_io)
 		memcpy_toio((void __iomem *)dst, src, d->len);
 	else if (src_io)
@@ -112,28 +114,31 @@ static int vlink_dma_copy(struct vlink_dma *dma, struct vlink_dma_desc *d)
 
 static void vlink_dma_work(struct work_struct *work)
 {
-	struct vlink_dma *dma = container_of(work, struct vlink_dma, work);
+	struct vlink_dma_chan *ch = container_of(work, struct vlink_dma_chan,
+						 work);
 	struct dmaengine_result res;
 	struct vlink_dma_desc *d;
 
 	for (;;) {
-		spin_lock_irq(&dma->lock);
-		d = list_first_entry_or_null(&dma->issued,
+		spin_lock_irq(&ch->lock);
+		d = list_first_entry_or_null(&ch->issued,
 					     struct vlink_dma_desc, node);
 		if (d)
 			list_del(&d->node);
-		spin_unlock_irq(&dma->lock);
+		spin_unlock_irq(&ch->lock);
 		if (!d)
 			return;
 
-		res.result = vlink_dma_copy(dma, d) ? DMA_TRANS_ABORTED :
-						       DMA_TRANS_NOERROR;
+		res.result = vlink_dma_copy(ch, d) ? DMA_TRANS_ABORTED :
+						     DMA_TRANS_NOERROR;
 		res.residue = res.result == DMA_TRANS_NOERROR ? 0 : d->len;
 
 		/* Complete before the callback: it may ask for the status. */
-		spin_lock_irq(&dma->lock);
-		dma->completed = d->tx.cookie;
-		spin_unlock_irq(&dma->lock);
+		spin_lock_irq(&ch->lock);
+		ch->completed = d->tx.cookie;
+		if (res.result != DMA_TRANS_NOERROR)
+			ch->failed = d->tx.cookie;
+		spin_unlock_irq(&ch->lock);
 		if (d->tx.callback_result)
 			d->tx.callback_result(d->tx.callback_param, &res);
 		else if (d->tx.callback)
@@ -144,18 +149,18 @@ static void vlink_dma_work(struct work_struct *work)
 
 static dma_cookie_t vlink_dma_submit(struct dma_async_tx_descriptor *tx)
 {
-	struct vlink_dma *dma = to_vlink_dma(tx->chan);
+	struct vlink_dma_chan *ch = to_vlink_chan(tx->chan);
 	unsigned long flags;
 	dma_cookie_t cookie;
 
-	spin_lock_irqsave(&dma->lock, flags);
+	spin_lock_irqsave(&ch->lock, flags);
 	cookie = tx->chan->cookie + 1;
 	if (cookie < DMA_MIN_COOKIE)
 		cookie = DMA_MIN_COOKIE;
 	tx->chan->cookie = cookie;
 	tx->cookie = cookie;
-	list_add_tail(&to_desc(tx)->node, &dma->submitted);
-	spin_unlock_irqrestore(&dma->lock, flags);
+	list_add_tail(&to_desc(tx)->node, &ch->submitted);
+	spin_unlock_irqrestore(&ch->lock, flags);
 	return cookie;
 }
 
@@ -181,42 +186,51 @@ vlink_dma_prep_memcpy(struct dma_chan *chan, dma_addr_t dst, dma_addr_t src,
 
 static void vlink_dma_issue_pending(struct dma_chan *chan)
 {
-	struct vlink_dma *dma = to_vlink_dma(chan);
+	struct vlink_dma_chan *ch = to_vlink_chan(chan);
 	unsigned long flags;
 
-	spin_lock_irqsave(&dma->lock, flags);
-	list_splice_tail_init(&dma->submitted, &dma->issued);
-	spin_unlock_irqrestore(&dma->lock, flags);
-	queue_work(dma->wq, &dma->work);
+	spin_lock_irqsave(&ch->lock, flags);
+	list_splice_tail_init(&ch->submitted, &ch->issued);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	queue_work(ch->dma->wq, &ch->work);
 }
 
 static enum dma_status vlink_dma_tx_status(struct dma_chan *chan,
 					   dma_cookie_t cookie,
 					   struct dma_tx_state *state)
 {
-	struct vlink_dma *dma = to_vlink_dma(chan);
-	dma_cookie_t used, done;
+	struct vlink_dma_chan *ch = to_vlink_chan(chan);
+	dma_cookie_t used, done, failed;
+	enum dma_status status;
 	unsigned long flags;
 
-	spin_lock_irqsave(&dma->lock, flags);
+	spin_lock_irqsave(&ch->lock, flags);
 	used = chan->cookie;
-	done = dma->completed;
-	spin_unlock_irqrestore(&dma->lock, flags);
+	done = ch->completed;
+	failed = ch->failed;
+	spin_unlock_irqrestore(&ch->lock, flags);
 	dma_set_tx_state(state, done, used, 0);
-	return dma_async_is_complete(cookie, done, used);
+	status = dma_async_is_complete(cookie, done, used);
+	/*
+	 * Only the last failure is remembered: a client asks about its
+	 * transfer when its callback has run, before it submits another.
+	 */
+	if (status == DMA_COMPLETE && cookie == failed)
+		return DMA_ERROR;
+	return status;
 }
 
 static int vlink_dma_terminate_all(struct dma_chan *chan)
 {
-	struct vlink_dma *dma = to_vlink_dma(chan);
+	struct vlink_dma_chan *ch = to_vlink_chan(chan);
 	struct vlink_dma_desc *d, *tmp;
 	unsigned long flags;
 	LIST_HEAD(dropped);
 
-	spin_lock_irqsave(&dma->lock, flags);
-	list_splice_tail_init(&dma->submitted, &dropped);
-	list_splice_tail_init(&dma->issued, &dropped);
-	spin_unlock_irqrestore(&dma->lock, flags);
+	spin_lock_irqsave(&ch->lock, flags);
+	list_splice_tail_init(&ch->submitted, &dropped);
+	list_splice_tail_init(&ch->issued, &dropped);
+	spin_unlock_irqrestore(&ch->lock, flags);
 	list_for_each_entry_safe(d, tmp, &dropped, node)
 		kfree(d);
 	return 0;
@@ -224,12 +238,15 @@ static int vlink_dma_terminate_all(struct dma_chan *chan)
 
 static void vlink_dma_synchronize(struct dma_chan *chan)
 {
-	flush_work(&to_vlink_dma(chan)->work);
+	flush_work(&to_vlink_chan(chan)->work);
 }
 
 static int vlink_dma_alloc_chan(struct dma_chan *chan)
 {
-	to_vlink_dma(chan)->completed = DMA_MIN_COOKIE;
+	struct vlink_dma_chan *ch = to_vlink_chan(chan);
+
+	ch->completed = DMA_MIN_COOKIE;
+	ch->failed = 0;
 	chan->cookie = DMA_MIN_COOKIE;
 	return 0;
 }
@@ -249,7 +266,7 @@ static void vlink_dma_release(void *data)
 }
 
 /**
- * vlink_dma_init() - register the endpoint controller's memcpy engine
+ * vlink_dma_init() - register the endpoint controller's memcpy channels
  * @dma: the engine to set up
  * @dev: the controller's device, whose bus addresses the engine takes
  * @ob: the outbound window it reaches the host through
@@ -260,17 +277,27 @@ int vlink_dma_init(struct vlink_dma *dma, struct device *dev,
 		   struct vlink_ob *ob)
 {
 	struct dma_device *dd = &dma->dd;
+	struct vlink_dma_chan *ch;
+	unsigned int i;
 	int ret;
 
 	dma->ob = ob;
-	spin_lock_init(&dma->lock);
-	INIT_LIST_HEAD(&dma->submitted);
-	INIT_LIST_HEAD(&dma->issued);
-	INIT_WORK(&dma->work, vlink_dma_work);
-	dma->bounce = devm_kmalloc(dev, PAGE_SIZE, GFP_KERNEL);
-	if (!dma->bounce)
-		return -ENOMEM;
-	dma->wq = alloc_ordered_workqueue("vlink-dma", 0);
+	INIT_LIST_HEAD(&dd->channels);
+	for (i = 0; i < VLINK_DMA_CHANNELS; i++) {
+		ch = &dma->chan[i];
+		ch->dma = dma;
+		spin_lock_init(&ch->lock);
+		INIT_LIST_HEAD(&ch->submitted);
+		INIT_LIST_HEAD(&ch->issued);
+		INIT_WORK(&ch->work, vlink_dma_work);
+		ch->bounce = devm_kmalloc(dev, PAGE_SIZE, GFP_KERNEL);
+		if (!ch->bounce)
+			return -ENOMEM;
+		ch->chan.device = dd;
+		list_add_tail(&ch->chan.device_node, &dd->channels);
+	}
+	/* Unbound: the channels of different functions copy in parallel. */
+	dma->wq = alloc_workqueue("vlink-dma", WQ_UNBOUND, 0);
 	if (!dma->wq)
 		return -ENOMEM;
 
@@ -287,9 +314,6 @@ int vlink_dma_init(struct vlink_dma *dma, struct device *dev,
 	dd->device_tx_status = vlink_dma_tx_status;
 	dd->device_terminate_all = vlink_dma_terminate_all;
 	dd->device_synchronize = vlink_dma_synchronize;
-	INIT_LIST_HEAD(&dd->channels);
-	dma->chan.device = dd;
-	list_add_tail(&dma->chan.device_node, &dd->channels);
 
 	ret = dma_async_device_register(dd);
 	if (ret) {
