@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 
 import test_boot  # noqa: E402
 import test_compat  # noqa: E402
+import test_badinput  # noqa: E402
 import test_endpoint  # noqa: E402
 import test_hostile  # noqa: E402
 import test_kunit  # noqa: E402
@@ -28,6 +29,7 @@ import test_multifunction  # noqa: E402
 import test_patches  # noqa: E402
 import test_pcitest  # noqa: E402
 import test_peer_failure  # noqa: E402
+import test_soak  # noqa: E402
 import test_teardown  # noqa: E402
 from vlinktest import Results, Stage  # noqa: E402
 
@@ -62,6 +64,8 @@ GUEST_SUITES = (
     ("multi-function endpoint", test_multifunction),
     ("hostile endpoint", test_hostile),
     ("peer failure", test_peer_failure),
+    ("bad input table", test_badinput),
+    ("lifecycle soak", test_soak),
 )
 
 
@@ -71,7 +75,16 @@ def main():
     ap.add_argument("--kvariants", default="vlink",
                     help="kernel variants to run the guest suites on, "
                     "e.g. vlink,debug")
+    ap.add_argument("--only", metavar="MODULES",
+                    help="run only these guest suites, e.g. "
+                    "test_soak,test_hostile")
     args = ap.parse_args()
+    only = args.only.split(",") if args.only else None
+    suites = [(title, m) for title, m in GUEST_SUITES
+              if not only or m.__name__ in only]
+    if only and len(suites) != len(only):
+        ap.error(f"--only: guest suites are "
+                 f"{', '.join(m.__name__ for _, m in GUEST_SUITES)}")
     build = os.path.abspath(args.build)
 
     logs = os.path.join(build, "logs")
@@ -80,26 +93,29 @@ def main():
 
     results = Results()
     t0 = time.monotonic()
-    with Stage("link server tests"):
-        server_tests(results, build)
-    with Stage("API compatibility: 6.1 function drivers on our headers"):
-        test_compat.run(results, build)
-    with Stage("patch series: git am, build and checkpatch per patch"):
-        test_patches.run(results, build)
-    with Stage("KUnit suites of the endpoint framework"):
-        test_kunit.run(results, build)
+    if not only:
+        with Stage("link server tests"):
+            server_tests(results, build)
+        with Stage("API compatibility: 6.1 function drivers on our "
+                   "headers"):
+            test_compat.run(results, build)
+        with Stage("patch series: git am, build and checkpatch per patch"):
+            test_patches.run(results, build)
+        with Stage("KUnit suites of the endpoint framework"):
+            test_kunit.run(results, build)
     for variant in args.kvariants.split(","):
         # The same suite on each kernel: the debug one must stay silent.
         os.environ["VLINK_KVARIANT"] = variant
         results.prefix = "" if variant == "vlink" else f"[{variant}] "
-        for title, module in GUEST_SUITES:
+        for title, module in suites:
             with Stage(f"{results.prefix}{title}"):
                 module.run(results, build)
     results.prefix = ""
     os.environ.pop("VLINK_KVARIANT")
     # The rig's own teardown does not depend on the kernel: once.
-    with Stage("teardown of an interrupted make run"):
-        test_teardown.run(results, build)
+    if not only:
+        with Stage("teardown of an interrupted make run"):
+            test_teardown.run(results, build)
     print(f"=== total: {time.monotonic() - t0:.1f} s; consoles in {logs}")
     print(f"{results.passed} passed, {results.failed} failed", flush=True)
     return 1 if results.failed else 0

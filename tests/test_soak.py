@@ -13,8 +13,10 @@ ones are then tested with pcitest.  The walk stops at the first step that
 differs from the model; the trace of every step is left in
 build/logs/soak-seed<N>.trace.
 
-  VLINK_SOAK_SEED   the seed (default: a random one, printed first)
-  VLINK_SOAK_STEPS  how many configfs operations (default 1000)
+  VLINK_SOAK_SEED   the seed (default DEFAULT_SEED; "random" draws one,
+                    printed first)
+  VLINK_SOAK_STEPS  how many configfs operations (default 1000, 300 on
+                    the debug kernel)
 
 Replay a failure with the seed and step count its result names.
 
@@ -26,10 +28,12 @@ What the model knows about the stack, beyond docs/configfs.md:
 - the host's PCI core finds nothing when vendor and device ID read as
   "absent" (ffff:ffff, 0000:0000, ffff:0000, 0000:ffff), and scans
   functions 1..7 only when function 0 is there;
-- vendor ID 0x0001 is never generated: the PCI core takes it for a
-  Configuration Request Retry and waits 60 s (see test_badinput);
+- vendor ID 0x0001 is never generated: the controller refuses it at bind
+  (a host would take it for a Configuration Request Retry; test_badinput);
 - class codes are drawn from classes the PCI core has no quirks for
-  (storage, display, bridges and serial buses would be rewritten by it).
+  (storage, display, bridges and serial buses would be rewritten by it);
+- a function keeps the DMA channel it got on its first DMA transfer until
+  it is unbound (DMA_CHANNELS below).
 """
 
 import os
@@ -38,7 +42,8 @@ import re
 import time
 
 from vlinkrig import Rig, RigError
-from vlinktest import Abort, KMEMLEAK
+from vlinktest import (Abort, EBUSY, EEXIST, EINVAL, ENODEV, ENOENT, ENOSPC,
+                       ENOTEMPTY, EPERM, KMEMLEAK)
 from test_endpoint import CFS, epc_name, shell_ok
 
 NAMES = [f"s{i}" for i in range(10)]      # ten names for eight numbers
@@ -71,25 +76,16 @@ DEVICES = (0xb500, 0xb500, 0xb500, 0xb501, 0xffff, 0x0000, 0x0001, 0xbeef,
            0x5a5a, 0xfffe)
 HOST_DRIVER_IDS = {(0x104c, 0xb500), (0x104c, 0xb501)}
 BASECLASSES = (0xff, 0xff, 0x05, 0x08, 0x0b, 0x11, 0x12, 0x13)
-# The errno texts busybox prints.
-EINVAL = "Invalid argument"
-ENOENT = "No such file or directory"
-EEXIST = "File exists"
-EBUSY = "Device or resource busy"
-ENOSPC = "No space left on device"
-ENODEV = "No such device"
-EPERM = "Operation not permitted"
-ENOTEMPTY = "Directory not empty"
 NODIR = "nonexistent directory|No such file or directory"
 TRUE_WORDS = ("1", "y", "Y", "on", "yes", "t")
 FALSE_WORDS = ("0", "n", "N", "off", "no", "f")
 BAD_BOOLS = ("2", "abc", "", "-1", " 1", "x1")
 SIZES = (1, 1024, 1025, 4096, 65536, 65536, 1048576)
-# The vlink DMA engine has one memcpy channel, and pci-epf-test keeps the
-# channel it got on its first DMA command until it is unbound: while one
-# function holds it, DMA transfers of the others fail (-ENODEV) and the
-# host sees NOT OKAY.  Raise this when the engine offers more channels.
-DMA_CHANNELS = 1
+# The vlink DMA engine has a memcpy channel per function number
+# (VLINK_DMA_CHANNELS), and pci-epf-test keeps the channel it got on its
+# first DMA command until it is unbound: were they all held, DMA transfers
+# of the other functions would fail (-ENODEV) and the host see NOT OKAY.
+DMA_CHANNELS = 8
 
 
 class Mismatch(Exception):
@@ -216,6 +212,7 @@ class Soak:
         self.linkups = 0        # host checks made while the link was up
         self.fn_tests = 0       # functions tested with pcitest
         self.idle_checks = 0    # host checks made while it was down
+        self.outcomes = {}      # "ok" or the errno text: how many steps
 
     # ---- generation: each op updates the model as it must turn out ----
 
@@ -233,26 +230,38 @@ class Soak:
         unlinked = len(m.funcs) - len(m.linked())
         # Weights follow the state, so that the walk keeps reaching
         # link-ups with several functions, and keeps leaving them.
-        kinds = [("mkdir", 16 if len(m.funcs) < 4 else 6),
+        kinds = [("mkdir", 16 if len(m.funcs) < 4 else 7),
                  ("set", 20),
                  ("link", 16 if unlinked else 4),
                  ("unlink", 9 if m.linked() else 3),
                  ("start", 12 if m.linked() and not m.started else 3),
                  ("stop", 7 if m.started else 2),
-                 ("rmdir", 6), ("show", 3), ("bad", 4), ("script", 10),
-                 ("host", 3)]
+                 ("rmdir", 5), ("show", 3), ("bad", 4), ("script", 10),
+                 ("host", 3), ("fill", 1)]
         kind = self.rng.choices([k for k, _ in kinds],
                                 [w for _, w in kinds])[0]
         return getattr(self, f"gen_{kind}")()
 
-    def gen_mkdir(self):
-        name = self.pick(exists=0.1)
+    def gen_fill(self):
+        """Every name made and linked: the ninth link finds no number."""
+        ops = []
+        for name in NAMES:
+            if name not in self.m.funcs:
+                ops.append(self.gen_mkdir(name, config=1))
+                ops += self.pending   # its attribute writes
+                self.pending = []
+        ops += [self.gen_link(name, "epc") for name in NAMES]
+        self.pending = ops[1:] + [self.gen_host()]
+        return ops[0]
+
+    def gen_mkdir(self, name=None, config=0.7):
+        name = name or self.pick(exists=0.1)
         if name in self.m.funcs:
             return Op(f"mkdir existing {name}", f"mkdir $G/{name}", False,
                       EEXIST)
         self.m.funcs[name] = Func(name)
         # Most new functions are made something the host driver takes.
-        if self.rng.random() < 0.7:
+        if self.rng.random() < config:
             for attr, v in (("vendorid", 0x104c), ("deviceid", 0xb500),
                             ("msi_interrupts", self.rng.randint(1, 32))):
                 self.pending.append(self.set_op(name, attr, v))
@@ -301,15 +310,15 @@ class Soak:
             return False, ENOSPC
         return True, None
 
-    def gen_link(self):
-        name = self.pick(exists=0.9)
+    def gen_link(self, name=None, how=None):
+        name = name or self.pick(exists=0.9)
         f = self.m.funcs.get(name)
-        r = self.rng.random()
+        r = self.rng.random() if not how else 1
         if r < 0.1 and f and f.link:
             # The same function under a second name.
             return Op(f"link {name} again as {name}x",
                       f"ln -sn $G/{name} $C/{name}x", False, EBUSY)
-        how = "primary" if r < 0.3 else "epc"
+        how = how or ("primary" if r < 0.3 else "epc")
         cmd = (f"ln -sn $C $G/{name}/primary/ctl" if how == "primary"
                else f"ln -sn $G/{name} $C/{name}")
         ok, errno = self.link_outcome(f, how)
@@ -586,6 +595,8 @@ class Soak:
                 why = f"exited {got} without {op.errno!r}"
             elif op.check:
                 why = op.check(seg)
+            key = "ok" if op.ok else op.errno.split("|")[0]
+            self.outcomes[key] = self.outcomes.get(key, 0) + 1
             if why:
                 raise Mismatch("ep", f"step {op.step} ({op.desc}: "
                                f"{op.cmd}): {why}; output {seg.strip()!r}")
@@ -706,12 +717,14 @@ class Soak:
                                f"{(part.group(0) if part else out)[-400:]!r}")
 
     def walk(self):
-        """Up to self.steps operations; raises Mismatch at the first one
-        that differs from the model."""
-        while self.step < self.steps:
+        """self.steps operations (and what the last one queued); raises
+        Mismatch at the first one that differs from the model."""
+        # Operations queued by an earlier one are already in the model:
+        # they run even past the step count.
+        while self.step < self.steps or self.pending:
             batch, length = [], 0
-            while self.step < self.steps and len(batch) < 10 and \
-                    length < 500:
+            while (self.step < self.steps or self.pending) and \
+                    len(batch) < 10 and length < 500:
                 op = self.gen()
                 self.step += 1
                 op.step = self.step
@@ -783,10 +796,19 @@ def kmemleak_baseline(guest):
     return len(re.findall(r"unreferenced object", out))
 
 
+# make test walks the same way every time; make soak draws a seed.
+DEFAULT_SEED = 2
+# The debug kernel is about twenty times slower per step.
+DEFAULT_STEPS = {"vlink": 1000, "debug": 300}
+
+
 def run(results, build):
-    seed = os.environ.get("VLINK_SOAK_SEED")
-    seed = int(seed) if seed else random.SystemRandom().randrange(1, 1 << 31)
-    steps = int(os.environ.get("VLINK_SOAK_STEPS", "1000"))
+    seed = os.environ.get("VLINK_SOAK_SEED", str(DEFAULT_SEED))
+    seed = random.SystemRandom().randrange(1, 1 << 31) \
+        if seed == "random" else int(seed)
+    variant = os.environ.get("VLINK_KVARIANT", "vlink")
+    steps = int(os.environ.get("VLINK_SOAK_STEPS",
+                               DEFAULT_STEPS.get(variant, 300)))
     print(f"soak: seed {seed}, {steps} steps (replay: VLINK_SOAK_SEED={seed} "
           f"VLINK_SOAK_STEPS={steps})", flush=True)
     with Rig(build, name="soak") as rig:
@@ -822,13 +844,21 @@ def scenario(r, rig, seed, steps):
             soak.walk()
         except (Mismatch, RigError) as e:
             failure = e
-            trace.write(f"STOPPED: {e}\n")
+            trace.write(f"STOPPED: {e}\nmodel: started {soak.m.started}, "
+                        f"published {sorted(soak.m.published)}, DMA "
+                        f"{sorted(soak.m.dma)}\n")
+            for f in soak.m.funcs.values():
+                trace.write(f"  {f.name}: link {f.link} fn {f.fn} attrs "
+                            f"{f.attrs} linked-with {f.hdr}\n")
         took = time.monotonic() - t0
         replay = (f"replay: VLINK_SOAK_SEED={seed} "
                   f"VLINK_SOAK_STEPS={soak.step}; trace {trace_path}")
         print(f"soak: {soak.step} steps in {took:.0f} s, {soak.linkups} "
-              f"link-ups checked, {soak.fn_tests} functions tested",
-              flush=True)
+              f"link-ups checked, {soak.fn_tests} functions tested, "
+              f"{soak.idle_checks} checks of a stopped link; outcomes: "
+              + ", ".join(f"{k} {v}" for k, v in
+                          sorted(soak.outcomes.items(),
+                                 key=lambda kv: -kv[1])), flush=True)
         side = getattr(failure, "side", "rig")
         r.record(f"{tag}: {steps} steps as the model expects",
                  failure is None,

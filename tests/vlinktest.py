@@ -23,6 +23,17 @@ KERNEL_TROUBLE = re.compile(
 
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
 
+# The errno texts busybox prints.
+EINVAL = "Invalid argument"
+ENOENT = "No such file or directory"
+EEXIST = "File exists"
+EBUSY = "Device or resource busy"
+ENOSPC = "No space left on device"
+ENODEV = "No such device"
+EPERM = "Operation not permitted"
+ENOTEMPTY = "Directory not empty"
+EACCES = "Permission denied"
+
 
 class Results:
     def __init__(self):
