@@ -28,7 +28,7 @@ HOST_CFLAGS := -O2 -Wall -Wextra -Werror
 PYTHON ?= python3
 
 .PHONY: all deps tree kernel pcitest initramfs dtbs server guests \
-	run test patches clean distclean
+	run test soak bench patches clean distclean
 
 all: guests
 
@@ -50,9 +50,16 @@ kernel: tree
 pcitest: tree
 	@$(REPO)/scripts/build-pcitest.sh $(KCACHE)/pristine-6.1 $(B)/pcitest
 
-initramfs: kernel pcitest
+# A guest tool of ours: static, for the guests' ARM userspace.
+$(B)/memcpy-bench: $(REPO)/qemu/bench/memcpy-bench.c | deps
+	@mkdir -p $(B)
+	@echo "  CC      $@"
+	@$(CROSS_COMPILE)gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+initramfs: kernel pcitest $(B)/memcpy-bench
 	@$(REPO)/scripts/mkinitramfs.sh $(KOBJ)/usr/gen_init_cpio \
-		$(KCACHE)/pristine-6.1 $(B)/pcitest $(B)/initramfs.cpio.gz
+		$(KCACHE)/pristine-6.1 $(B)/pcitest $(B)/initramfs.cpio.gz \
+		$(B)/memcpy-bench
 
 dtbs: deps
 	@$(REPO)/scripts/mkdtbs.sh $(B)/dtb
@@ -75,6 +82,20 @@ test: guests
 	@$(MAKE) -s -C $(REPO)/tests/server O=$(B)/server
 	@$(PYTHON) $(REPO)/tests/run-all.py --build $(B) \
 		--kvariants $(TEST_KVARIANTS)
+
+# A longer lifecycle soak than make test's: a random seed unless SEED is
+# given, on KVARIANT's kernel (vlink or debug).
+SEED ?= random
+STEPS ?= 20000
+
+soak: guests
+	@VLINK_SOAK_SEED=$(SEED) VLINK_SOAK_STEPS=$(STEPS) \
+		$(PYTHON) $(REPO)/tests/run-all.py --build $(B) \
+		--kvariants $(KVARIANT) --only test_soak
+
+# Figures for the link: transfer rates, interrupt latency, boot times.
+bench: guests
+	@$(PYTHON) $(REPO)/tests/bench.py --build $(B) --csv $(B)/bench.csv
 
 # The kernel sources as a git-am-able series against pristine 6.1.
 patches: tree

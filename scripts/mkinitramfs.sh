@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkinitramfs.sh GEN_INIT_CPIO PRISTINE_TREE PCITEST OUT: the guests' initramfs.
-# Debian's static armhf busybox, our init and scripts, the stock pcitest and
-# pcitest.sh.  gen_init_cpio (built with the kernel) writes the device nodes,
+# mkinitramfs.sh GEN_INIT_CPIO PRISTINE_TREE PCITEST OUT [BINARY...]: the
+# guests' initramfs.  Debian's static armhf busybox, our init and scripts,
+# the stock pcitest and pcitest.sh, and any further BINARY in /usr/bin.  gen_init_cpio (built with the kernel) writes the device nodes,
 # so no root privileges are needed.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 gen=$1 tree=$2 pcitest=$3 out=$4
+shift 4
 
 busybox=$(dpkg -L busybox-static:armhf | grep -m1 '/bin/busybox$')
 # e_machine 0x28: EM_ARM
@@ -31,7 +32,7 @@ trap 'rm -f "$spec"' EXIT
 	echo "file /etc/profile $repo/qemu/initramfs/profile 0644 0 0"
 	echo "file /usr/bin/pcitest $pcitest 0755 0 0"
 	echo "file /usr/bin/pcitest.sh $tree/tools/pci/pcitest.sh 0755 0 0"
-	for f in "$repo"/configfs-scripts/* "$repo"/qemu/initramfs/bin/*; do
+	for f in "$repo"/configfs-scripts/* "$repo"/qemu/initramfs/bin/* "$@"; do
 		[ -f "$f" ] || continue
 		echo "file /usr/bin/$(basename "$f") $f 0755 0 0"
 	done

@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""`make bench`: figures for the link, no pass/fail on speed.
+
+Boots the endpoint and root-complex guests once, binds pci_epf_test
+(`vlink-epf up t0 -m 32 -x 2048`) and measures:
+
+  transfers  the stock `pcitest -r|-w|-c -s SIZE` (CPU) and with -d (DMA)
+             at 1 KiB, 64 KiB, 1 MiB and 4 MiB - 4 KiB (the host driver
+             adds its 4 KiB alignment, the kernel allocator stops at
+             4 MiB).  The rate is the one the endpoint logs for each
+             transfer ("pci_epf_test ...: READ 1048576 bytes ok, 812.3 MB/s,
+             CPU"), the median of --runs runs.  pcitest names the host's
+             view, the endpoint its own: host read (-r) is the endpoint's
+             WRITE, host write (-w) its READ, copy is COPY.  MB/s counts
+             10^6 bytes per second.  Next to it: the wall time of each
+             pcitest process on the root complex (exec to exit, median).
+  ceiling    memcpy-bench SIZE on the endpoint guest (the endpoint does the
+             copies) in the same boot: the rate a shared-memory link could
+             reach; ratio = transfer rate / memcpy rate.  A CPU COPY moves
+             the data twice (host to endpoint to host).
+  interrupts /sys/kernel/debug/vlink/<dev>/rtt on the endpoint: "irq N"
+             (pending bit + IRQ doorbell, the MSI path, answered by the
+             root complex's dispatcher) and "doorbell N" (bare ping/pong),
+             median and p99 in us.  Then, from the host, `pcitest -m 1`
+             per process: that includes exec, the endpoint noticing the
+             command (it polls once a jiffy when idle) and the MSI; bare
+             `pcitest` (exec, open, close) is given as its baseline.
+  boot       seconds from starting each guest's QEMU to its userspace,
+             from starting the root complex's QEMU to the pci-endpoint-test
+             probe line on its console, and from the endpoint's bind
+             command to that line.
+
+A table goes to stdout, one CSV row per figure to --csv (metric, size,
+path, value, unit, ceiling, ratio).  Exit status 0 unless the rig itself
+fails (a guest does not boot, a command times out); a transfer that fails
+shows as FAILED and does not change the exit status.
+"""
+
+import argparse
+import csv
+import math
+import os
+import re
+import statistics
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
+
+from vlinkrig import Rig, RigError  # noqa: E402
+
+SIZES = (1 << 10, 64 << 10, 1 << 20, (4 << 20) - 4096)
+# host op as pcitest names it, its flag, the endpoint's name for it
+OPS = (("read", "-r", "WRITE"), ("write", "-w", "READ"),
+       ("copy", "-c", "COPY"))
+PATHS = (("CPU", ""), ("DMA", "-d "))
+BIND = "vlink-epf up t0 -m 32 -x 2048"
+USERSPACE = r"vlink-init: \w+ guest userspace up"
+PROBE = r"pci-endpoint-test \S+:"
+RTT_FILE = "/sys/kernel/debug/vlink/*/rtt"
+
+
+def size_name(size):
+    """1 KiB, 1 MiB, 4 MiB-4 KiB."""
+    mib, kib = 1 << 20, 1 << 10
+    if size % mib == 0:
+        return f"{size // mib} MiB"
+    if size > mib and (mib - size % mib) % kib == 0:
+        return f"{size // mib + 1} MiB-{(mib - size % mib) // kib} KiB"
+    return f"{size // kib} KiB" if size % kib == 0 else f"{size} B"
+
+
+def p99(values):
+    """The 99th percentile as vlink-rtt.c takes it: sorted[n * 99 / 100]."""
+    v = sorted(values)
+    return v[len(v) * 99 // 100]
+
+
+class Watch:
+    """Note when a pattern first shows on a console, from another thread."""
+
+    def __init__(self, guest, pattern, what, timeout, since=0):
+        self.when = None
+        self.error = None
+        self.thread = threading.Thread(
+            target=self._wait, args=(guest, pattern, what, timeout, since),
+            daemon=True)
+        self.thread.start()
+
+    def _wait(self, guest, pattern, what, timeout, since):
+        try:
+            guest.expect(pattern, timeout, what, since=since)
+            self.when = time.monotonic()
+        except RigError as e:
+            self.error = e
+
+    def result(self):
+        self.thread.join()
+        if self.error:
+            raise self.error
+        return self.when
+
+
+def shell(guest, cmd, timeout=120):
+    """A command that must work, or the rig has failed."""
+    status, out = guest.run(cmd, timeout)
+    if status:
+        raise RigError(f"{guest.name}: '{cmd}' exited {status}: "
+                       f"{out.strip()[-300:]}")
+    return out
+
+
+def timed_loop(rc, cmd, n, timeout):
+    """Run cmd n times on the RC; per run (seconds, status, output)."""
+    out = shell(rc, f"for i in $(seq {n}); do a=$EPOCHREALTIME; "
+                f"{cmd} > /tmp/bench.out 2>&1; s=$?; b=$EPOCHREALTIME; "
+                f"echo \"@T $a $b $s\"; cat /tmp/bench.out; done", timeout)
+    runs = []
+    for chunk in re.split(r"^(?=@T )", out, flags=re.M)[1:]:
+        head, _, body = chunk.partition("\n")
+        m = re.fullmatch(r"@T (\d+\.\d+) (\d+\.\d+) (\d+)\s*", head)
+        if not m:
+            raise RigError(f"{rc.name}: '{cmd}': bad timing line {head!r}")
+        runs.append((float(m.group(2)) - float(m.group(1)),
+                     int(m.group(3)), body.strip()))
+    if len(runs) != n:
+        raise RigError(f"{rc.name}: '{cmd}': {len(runs)} of {n} timings")
+    return runs
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.rows = []          # CSV rows
+        self.notes = []
+        self.memcpy = {}        # size -> MB/s, or None
+
+    def add(self, metric, size, path, value, unit, ceiling=None, n=None):
+        ratio = (value / ceiling if value is not None and ceiling
+                 else None)
+        self.rows.append(dict(metric=metric, size=size, path=path,
+                              value=value, unit=unit, ceiling=ceiling,
+                              ratio=ratio, n=n))
+
+    # -- boot -------------------------------------------------------------
+
+    def boot(self, rig):
+        rig.start_server()
+        t_ep = time.monotonic()
+        ep = rig.start_guest("ep")
+        ep_up = Watch(ep, USERSPACE, "the EP's userspace", 180)
+        t_rc = time.monotonic()
+        rc = rig.start_guest("rc")
+        rc_up = Watch(rc, USERSPACE, "the RC's userspace", 180)
+        ep.wait_shell(180)
+        rc.wait_shell(180)
+        self.add("boot_ep_qemu_to_userspace", "", "ep",
+                 ep_up.result() - t_ep, "s")
+        self.add("boot_rc_qemu_to_userspace", "", "rc",
+                 rc_up.result() - t_rc, "s")
+
+        probed = Watch(rc, PROBE, "the pci-endpoint-test probe line", 60,
+                       since=rc.mark())
+        t_bind = time.monotonic()
+        shell(ep, BIND)
+        t_probe = probed.result()
+        shell(rc, "for i in $(seq 100); do [ -e /dev/pci-endpoint-test.0 ] "
+              "&& break; sleep 0.1; done; [ -e /dev/pci-endpoint-test.0 ]")
+        self.add("boot_rc_qemu_to_probe", "", "rc", t_probe - t_rc, "s")
+        self.add("boot_ep_bind_to_probe", "", "ep->rc", t_probe - t_bind,
+                 "s")
+        return ep, rc
+
+    # -- memcpy ceiling ---------------------------------------------------
+
+    def memcpy_ceiling(self, ep):
+        status, _ = ep.run("command -v memcpy-bench")
+        if status:
+            self.notes.append("memcpy-bench is not in the initramfs: no "
+                              "ceiling, no ratio")
+            for size in SIZES:
+                self.memcpy[size] = None
+            return
+        for size in SIZES:
+            out = shell(ep, f"for i in $(seq {self.args.runs}); do "
+                        f"memcpy-bench {size}; done")
+            rates = [float(m) for m in
+                     re.findall(r"^memcpy \d+ bytes x \d+: ([\d.]+) MB/s",
+                                out, re.M)]
+            if not rates:
+                raise RigError(f"memcpy-bench {size}: no rate in {out!r}")
+            self.memcpy[size] = statistics.median(rates)
+            self.add("memcpy", size, "ep-user", self.memcpy[size], "MB/s")
+
+    # -- transfers --------------------------------------------------------
+
+    def transfers(self, ep, rc):
+        runs = self.args.runs
+        for op, flag, ep_op in OPS:
+            for path, dflag in PATHS:
+                for size in SIZES:
+                    since = ep.mark()
+                    timings = timed_loop(
+                        rc, f"pcitest {dflag}{flag} -s {size}", runs,
+                        60 + runs * 30)
+                    rates, failed = [], []
+                    rx = re.compile(
+                        rf"pci_epf_test \S+: {ep_op} {size} bytes "
+                        rf"(?:ok, ([\d.]+) MB/s|FAILED \((-?\d+)\)), {path}")
+                    for _ in range(runs):
+                        m = ep.expect(rx.pattern, 30,
+                                      f"the EP's {ep_op} {size} {path} line",
+                                      since=since)
+                        since = m.end()
+                        if m.group(1) is not None:
+                            rates.append(float(m.group(1)))
+                        else:
+                            failed.append(m.group(2))
+                    bad = [t for t in timings if t[1]]
+                    if failed or bad:
+                        self.notes.append(
+                            f"{op} {size} {path}: {len(bad)} pcitest "
+                            f"failure(s), EP errors {failed}: "
+                            f"{(bad or [(0, 0, '')])[0][2][-120:]!r}")
+                    rate = statistics.median(rates) if rates and not (
+                        failed or bad) else None
+                    self.add(op, size, path, rate, "MB/s",
+                             self.memcpy.get(size))
+                    self.add(f"{op}_wall", size, path,
+                             statistics.median(t[0] for t in timings) * 1e3,
+                             "ms")
+
+    # -- interrupts -------------------------------------------------------
+
+    def rtt(self, ep):
+        n = self.args.rtt_n
+        status, out = ep.run(f"ls {RTT_FILE}")
+        files = out.split()
+        if status or not files:
+            self.notes.append(f"no {RTT_FILE} on the EP (kernel without "
+                              "vlink-rtt.c?): no round trips")
+            return
+        for kind in ("doorbell", "irq"):
+            status, out = ep.run(f"echo '{kind} {n}' > {files[0]} && "
+                                 f"cat {files[0]}", 60 + n // 10)
+            m = re.search(rf"{kind} n=(\d+) min_ns=\d+ median_ns=(\d+) "
+                          r"p99_ns=(\d+) max_ns=\d+", out)
+            if status or not m:
+                self.notes.append(f"'{kind} {n}' round trips failed: "
+                                  f"{out.strip()[-160:]!r}")
+                continue
+            path = f"ep debugfs rtt '{kind} {m.group(1)}'"
+            for stat, value in (("median", m.group(2)), ("p99", m.group(3))):
+                self.add(f"{kind}_rtt_{stat}", "", path, int(value) / 1e3,
+                         "us", n=int(m.group(1)))
+
+    def msi_host(self, rc):
+        n = self.args.msi_calls
+        status, out = rc.run("pcitest -i 1")
+        if status:
+            self.notes.append(f"pcitest -i 1 (MSI) failed: "
+                              f"{out.strip()[-160:]!r}")
+            return
+        for metric, cmd, path in (
+                ("pcitest_msi_wall", "pcitest -m 1",
+                 "rc wall per process: exec + EP command polling + MSI"),
+                ("pcitest_bare_wall", "pcitest",
+                 "rc wall per process: exec + open + close")):
+            timings = timed_loop(rc, cmd, n, 60 + n)
+            if cmd != "pcitest":
+                bad = [t for t in timings if t[1]]
+                if bad:
+                    self.notes.append(f"{cmd}: {len(bad)} of {n} failed: "
+                                      f"{bad[0][2][-120:]!r}")
+            us = [t[0] * 1e6 for t in timings]
+            self.add(f"{metric}_median", "", f"{path}, n={n}",
+                     statistics.median(us), "us", n=n)
+            self.add(f"{metric}_p99", "", f"{path}, n={n}", p99(us), "us",
+                     n=n)
+
+    # -- output -----------------------------------------------------------
+
+    def row(self, metric, size, path):
+        for r in self.rows:
+            if (r["metric"], r["size"], r["path"]) == (metric, size, path):
+                return r
+        return None
+
+    def print_table(self, out=sys.stdout):
+        def fmt(v, spec):
+            return "-" if v is None else format(v, spec)
+
+        def table(title, head, lines, left=1):
+            """Aligned columns: the first `left` to the left, numbers right."""
+            widths = [max(len(str(c)) for c in col)
+                      for col in zip(head, *lines)]
+            print(f"\n{title}", file=out)
+            for i, line in enumerate([head] + lines):
+                cells = [str(c).ljust(w) if j < left else str(c).rjust(w)
+                         for j, (c, w) in enumerate(zip(line, widths))]
+                print("  " + "  ".join(cells).rstrip(), file=out)
+                if i == 0:
+                    print("  " + "  ".join("-" * w for w in widths),
+                          file=out)
+
+        runs = self.args.runs
+        lines = []
+        for op, _, ep_op in OPS:
+            for path, _ in PATHS:
+                for size in SIZES:
+                    r = self.row(op, size, path)
+                    w = self.row(f"{op}_wall", size, path)
+                    if not r:
+                        continue
+                    lines.append((f"{op} ({ep_op})", size_name(size), path,
+                                  fmt(r["value"], ".1f")
+                                  if r["value"] is not None else "FAILED",
+                                  fmt(r["ceiling"], ".1f"),
+                                  fmt(r["ratio"], ".3f"),
+                                  fmt(w and w["value"], ".1f")))
+        table(f"Transfers (median of {runs}; rate as the endpoint measures "
+              "it; ceiling = memcpy on the endpoint guest)",
+              ("host op (EP op)", "size", "path", "rate MB/s",
+               "memcpy MB/s", "ratio", "pcitest wall ms"), lines, left=3)
+
+        lines = []
+        for kind, label in (("doorbell_rtt", "doorbell round trip (debugfs)"),
+                            ("irq_rtt", "MSI round trip (debugfs irq)"),
+                            ("pcitest_msi_wall",
+                             "pcitest -m 1 per call (incl. exec, "
+                             "EP command polling)"),
+                            ("pcitest_bare_wall",
+                             "pcitest, no test (exec, open, close)")):
+            med = [r for r in self.rows if r["metric"] == f"{kind}_median"]
+            hi = [r for r in self.rows if r["metric"] == f"{kind}_p99"]
+            if med and hi:
+                lines.append((label, med[0]["n"], fmt(med[0]["value"], ".1f"),
+                              fmt(hi[0]["value"], ".1f")))
+        if lines:
+            table("Interrupts", ("what", "n", "median us", "p99 us"), lines)
+
+        lines = []
+        for metric, label in (
+                ("boot_ep_qemu_to_userspace", "EP: QEMU start -> userspace"),
+                ("boot_rc_qemu_to_userspace", "RC: QEMU start -> userspace"),
+                ("boot_rc_qemu_to_probe",
+                 "RC: QEMU start -> pci-endpoint-test probe"),
+                ("boot_ep_bind_to_probe",
+                 "EP bind command -> RC pci-endpoint-test probe")):
+            # The bind is sent once both shells answer.
+            r = [x for x in self.rows if x["metric"] == metric]
+            if r:
+                lines.append((label, fmt(r[0]["value"], ".2f")))
+        table("Boot and bind", ("what", "time s"), lines)
+
+        for note in self.notes:
+            print(f"note: {note}", file=out)
+
+    def write_csv(self, path):
+        cols = ("metric", "size", "path", "value", "unit", "ceiling",
+                "ratio")
+
+        def cell(v):
+            if v is None:
+                return ""
+            if isinstance(v, float):
+                return f"{v:.6g}" if math.isfinite(v) else ""
+            return v
+
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(cols)
+            for r in self.rows:
+                w.writerow([cell(r[c]) for c in cols])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--csv", help="write the figures here")
+    ap.add_argument("--name", default="bench",
+                    help="names the run's sockets, RAM files and logs")
+    ap.add_argument("--runs", type=int, default=5,
+                    help="runs per transfer and memcpy figure (median)")
+    ap.add_argument("--rtt-n", type=int, default=1000,
+                    help="round trips per debugfs measurement "
+                    "(1000..100000)")
+    ap.add_argument("--msi-calls", type=int, default=100,
+                    help="pcitest -m 1 processes timed")
+    args = ap.parse_args()
+    if args.runs < 1 or args.msi_calls < 1:
+        ap.error("--runs and --msi-calls must be positive")
+    if not 1000 <= args.rtt_n <= 100000:
+        ap.error("--rtt-n: 1000 to 100000 round trips")
+
+    bench = Bench(args)
+    start = time.monotonic()
+    try:
+        with Rig(args.build, name=args.name) as rig:
+            ep, rc = bench.boot(rig)
+            bench.memcpy_ceiling(ep)
+            bench.transfers(ep, rc)
+            bench.rtt(ep)
+            bench.msi_host(rc)
+    except (RigError, OSError) as e:
+        print(f"bench: the rig failed: {e} (consoles in "
+              f"{os.path.join(args.build, 'logs')})", file=sys.stderr)
+        return 1
+    bench.print_table()
+    print(f"\n{len(bench.rows)} figures in {time.monotonic() - start:.0f} s; "
+          f"consoles in {os.path.join(args.build, 'logs')}/{args.name}-*.log")
+    if args.csv:
+        bench.write_csv(args.csv)
+        print(f"CSV: {args.csv}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
