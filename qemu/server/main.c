@@ -27,6 +27,7 @@
 struct options {
 	const char *path[VLINK_NR_ROLES];
 	const char *pidfile;
+	const char *control;
 };
 
 struct server {
@@ -41,7 +42,7 @@ static void print_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: vlink-server --ep SOCKET --rc SOCKET [--monitor SOCKET]\n"
-		"                    [--pidfile FILE]\n"
+		"                    [--control SOCKET] [--pidfile FILE]\n"
 		"\n"
 		"ivshmem server (protocol 0) and link manager of the vlink\n"
 		"virtual PCIe link.  Each role gets its own unix socket and a\n"
@@ -50,8 +51,29 @@ static void print_usage(FILE *out)
 		"  -e, --ep SOCKET       socket of the endpoint guest's QEMU\n"
 		"  -r, --rc SOCKET       socket of the root-complex guest's QEMU\n"
 		"  -m, --monitor SOCKET  socket of an optional observer peer\n"
+		"  -c, --control SOCKET  fault injection: every doorbell passes\n"
+		"                        through the server, which takes one\n"
+		"                        command per line on SOCKET and answers\n"
+		"                        each with one line, 'ok ...' or\n"
+		"                        'error: ...'\n"
 		"  -p, --pidfile FILE    written once all sockets listen\n"
 		"  -h, --help            show this help\n"
+		"\n"
+		"Control commands (ROLE ep|rc|monitor, VECTOR link|irq|ping|pong|any):\n"
+		"  drop ROLE VECTOR [N]  drop the next N (default 1, 0 disarms)\n"
+		"                        doorbells to ROLE on VECTOR\n"
+		"  delay ROLE MS         hold every doorbell to ROLE back MS ms\n"
+		"                        (0: no more delay)\n"
+		"  down ep|rc MS         take the role off the link for MS ms:\n"
+		"                        present[role] reads 0, LINK rung on\n"
+		"                        all, doorbells between ep and rc dropped;\n"
+		"                        then present again and LINK rung\n"
+		"  up ep|rc              end a forced down now\n"
+		"  clear                 disarm every drop and delay\n"
+		"  status                what is armed, and per role counters\n"
+		"                        rung, forwarded, dropped, delayed;\n"
+		"                        held: delayed, not forwarded yet\n"
+		"  help                  the command list\n"
 		"\n"
 		"Logs to stderr.  SIGTERM or SIGINT: clean exit, status 0.\n",
 		VLINK_PEER_ID(VLINK_ROLE_EP), VLINK_PEER_ID(VLINK_ROLE_RC),
@@ -66,12 +88,13 @@ static int parse_args(int argc, char **argv, struct options *opt)
 		{ "rc", required_argument, NULL, 'r' },
 		{ "monitor", required_argument, NULL, 'm' },
 		{ "pidfile", required_argument, NULL, 'p' },
+		{ "control", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, a, b;
 
-	while ((c = getopt_long(argc, argv, "e:r:m:p:h", longopts,
+	while ((c = getopt_long(argc, argv, "e:r:m:p:c:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -85,6 +108,9 @@ static int parse_args(int argc, char **argv, struct options *opt)
 			break;
 		case 'p':
 			opt->pidfile = optarg;
+			break;
+		case 'c':
+			opt->control = optarg;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -111,6 +137,13 @@ static int parse_args(int argc, char **argv, struct options *opt)
 					link_role_name(a), link_role_name(b));
 				goto bad;
 			}
+	for (a = 0; a < VLINK_NR_ROLES && opt->control; a++)
+		if (opt->path[a] && !strcmp(opt->path[a], opt->control)) {
+			fprintf(stderr,
+				"vlink-server: --%s and --control name the same socket\n",
+				link_role_name(a));
+			goto bad;
+		}
 	return 0;
 
 bad:
@@ -201,6 +234,13 @@ static int start_listening(struct server *srv)
 		vlog("%s: listening on %s, peer id %d", link_role_name(role),
 		     srv->opt.path[role], VLINK_PEER_ID(role));
 	}
+	if (srv->opt.control) {
+		if (faults_listen(&srv->link.faults, srv->opt.control))
+			return -1;
+		srv->link.interpose = true;
+		vlog("control: listening on %s; doorbells pass through the server",
+		     srv->opt.control);
+	}
 	return 0;
 }
 
@@ -210,6 +250,7 @@ static void cleanup(struct server *srv)
 	int role;
 
 	link_close_all(&srv->link);
+	faults_close(&srv->link.faults);
 	for (role = 0; role < VLINK_NR_ROLES; role++) {
 		if (srv->listen_sock[role] < 0)
 			continue;
@@ -223,24 +264,88 @@ static void cleanup(struct server *srv)
 		close(srv->sigfd);
 }
 
-enum slot_kind { SLOT_SIGNAL, SLOT_LISTEN, SLOT_CLIENT };
+enum slot_kind {
+	SLOT_SIGNAL, SLOT_LISTEN, SLOT_CLIENT, SLOT_MAILBOX,
+	SLOT_CONTROL_LISTEN, SLOT_CONTROL,
+};
 
 struct slot {
 	enum slot_kind kind;
 	int role;
+	int index;		/* vector of a mailbox, or control client */
 };
+
+#define MAX_SLOTS	(1 + 2 * VLINK_NR_ROLES + \
+			 VLINK_NR_ROLES * VLINK_NR_VECTORS + \
+			 1 + FAULT_MAX_CLIENTS)
+
+/* Mailboxes and control clients, when there is a control socket. */
+static int add_fault_slots(struct server *srv, struct pollfd *pfd,
+			   struct slot *slot, int n)
+{
+	struct vlink_faults *f = &srv->link.faults;
+	int role, v, i;
+
+	if (f->listen_sock < 0)
+		return n;
+	for (role = 0; role < VLINK_NR_ROLES; role++) {
+		if (srv->link.peer[role].sock < 0)
+			continue;
+		for (v = 0; v < VLINK_NR_VECTORS; v++) {
+			pfd[n] = (struct pollfd){
+				.fd = srv->link.peer[role].mbox[v],
+				.events = POLLIN,
+			};
+			slot[n++] = (struct slot){ SLOT_MAILBOX, role, v };
+		}
+	}
+	for (i = 0; i < FAULT_MAX_CLIENTS; i++) {
+		if (f->client[i].sock < 0)
+			continue;
+		pfd[n] = (struct pollfd){ .fd = f->client[i].sock,
+					  .events = POLLIN };
+		slot[n++] = (struct slot){ SLOT_CONTROL, -1, i };
+	}
+	pfd[n] = (struct pollfd){ .fd = f->listen_sock, .events = POLLIN };
+	slot[n++] = (struct slot){ SLOT_CONTROL_LISTEN, -1, -1 };
+	return n;
+}
+
+static void handle_fault_slot(struct server *srv, struct slot *s,
+			      struct pollfd *p)
+{
+	struct vlink_link *link = &srv->link;
+
+	switch (s->kind) {
+	case SLOT_MAILBOX:
+		/* Its peer may have been dropped (and the fd closed). */
+		if (link->peer[s->role].sock >= 0 &&
+		    link->peer[s->role].mbox[s->index] == p->fd)
+			faults_mailbox(link, s->role, s->index);
+		break;
+	case SLOT_CONTROL:
+		if (link->faults.client[s->index].sock == p->fd)
+			faults_client_input(link, s->index);
+		break;
+	case SLOT_CONTROL_LISTEN:
+		faults_accept(link);
+		break;
+	default:
+		break;
+	}
+}
 
 static int serve(struct server *srv)
 {
-	struct pollfd pfd[1 + 2 * VLINK_NR_ROLES];
-	struct slot slot[1 + 2 * VLINK_NR_ROLES];
+	struct pollfd pfd[MAX_SLOTS];
+	struct slot slot[MAX_SLOTS];
 	bool stop = false;
 	int i, n, role;
 
 	while (!stop) {
 		n = 0;
 		pfd[n] = (struct pollfd){ .fd = srv->sigfd, .events = POLLIN };
-		slot[n++] = (struct slot){ SLOT_SIGNAL, -1 };
+		slot[n++] = (struct slot){ SLOT_SIGNAL, -1, -1 };
 		for (role = 0; role < VLINK_NR_ROLES; role++) {
 			if (srv->link.peer[role].sock < 0)
 				continue;
@@ -248,7 +353,7 @@ static int serve(struct server *srv)
 				.fd = srv->link.peer[role].sock,
 				.events = POLLIN,
 			};
-			slot[n++] = (struct slot){ SLOT_CLIENT, role };
+			slot[n++] = (struct slot){ SLOT_CLIENT, role, -1 };
 		}
 		/* After the clients: a departure is handled before a return. */
 		for (role = 0; role < VLINK_NR_ROLES; role++) {
@@ -258,15 +363,17 @@ static int serve(struct server *srv)
 				.fd = srv->listen_sock[role],
 				.events = POLLIN,
 			};
-			slot[n++] = (struct slot){ SLOT_LISTEN, role };
+			slot[n++] = (struct slot){ SLOT_LISTEN, role, -1 };
 		}
+		n = add_fault_slots(srv, pfd, slot, n);
 
-		if (poll(pfd, n, -1) < 0) {
+		if (poll(pfd, n, faults_timeout_ms(&srv->link)) < 0) {
 			if (errno == EINTR)
 				continue;
 			vlog("poll: %s", strerror(errno));
 			return -1;
 		}
+		faults_run_timers(&srv->link);
 
 		for (i = 0; i < n; i++) {
 			if (!pfd[i].revents)
@@ -284,6 +391,9 @@ static int serve(struct server *srv)
 			case SLOT_LISTEN:
 				link_accept(&srv->link, slot[i].role,
 					    pfd[i].fd);
+				break;
+			default:
+				handle_fault_slot(srv, &slot[i], &pfd[i]);
 				break;
 			}
 			link_reap(&srv->link);

@@ -7,6 +7,11 @@
  * ivshmem server protocol, every arrival or departure of EP or RC resets
  * that role's side area in the shm and rings the LINK vector of the others,
  * which is how a driver learns that its partner appeared or died.
+ *
+ * Normally each peer gets the other peers' own eventfds, and doorbells go
+ * from QEMU to QEMU without us.  When the server interposes (fault
+ * injection), each peer gets, for every other role's vector, a mailbox
+ * eventfd of ours instead; faults.c forwards what rings there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +40,11 @@ static bool peer_connected(struct vlink_link *link, int role)
 	return link->peer[role].sock >= 0;
 }
 
+bool link_peer_connected(struct vlink_link *link, int role)
+{
+	return peer_connected(link, role);
+}
+
 static void peer_close_efds(struct vlink_peer *p)
 {
 	int v;
@@ -42,7 +52,10 @@ static void peer_close_efds(struct vlink_peer *p)
 	for (v = 0; v < VLINK_NR_VECTORS; v++) {
 		if (p->efd[v] >= 0)
 			close(p->efd[v]);
+		if (p->mbox[v] >= 0)
+			close(p->mbox[v]);
 		p->efd[v] = -1;
+		p->mbox[v] = -1;
 	}
 }
 
@@ -54,8 +67,11 @@ void link_init(struct vlink_link *link)
 	link->shm.fd = -1;
 	for (role = 0; role < VLINK_NR_ROLES; role++) {
 		link->peer[role].sock = -1;
-		peer_close_efds(&link->peer[role]);
+		memset(link->peer[role].efd, 0xff, sizeof(link->peer[role].efd));
+		memset(link->peer[role].mbox, 0xff,
+		       sizeof(link->peer[role].mbox));
 	}
+	faults_init(&link->faults);
 }
 
 /*
@@ -77,13 +93,45 @@ static void peer_send(struct vlink_link *link, int to, __s64 val, int fd)
 	}
 }
 
-/* Tells @to about @of: @of's id once per vector, with @of's eventfds. */
+/*
+ * Tells @to about @of: @of's id once per vector, with the eventfds that
+ * ring @of: its own ones, or our mailboxes in front of them.
+ */
 static void peer_send_vectors(struct vlink_link *link, int to, int of)
 {
+	const int *fds = link->peer[of].efd;
 	int v;
 
+	if (link->interpose && to != of)
+		fds = link->peer[of].mbox;
 	for (v = 0; v < VLINK_NR_VECTORS; v++)
-		peer_send(link, to, VLINK_PEER_ID(of), link->peer[of].efd[v]);
+		peer_send(link, to, VLINK_PEER_ID(of), fds[v]);
+}
+
+/**
+ * link_ring() - ring a connected role's vector, on its own eventfd
+ * @link: the link
+ * @role: whose vector
+ * @vector: which one
+ * @count: how many doorbells (an eventfd adds them up)
+ */
+void link_ring(struct vlink_link *link, int role, int vector, __u64 count)
+{
+	if (!peer_connected(link, role) || !count)
+		return;
+	if (write(link->peer[role].efd[vector], &count, sizeof(count)) !=
+	    sizeof(count))
+		vlog("%s: cannot ring its vector %d: %s", role_names[role],
+		     vector, strerror(errno));
+}
+
+/* Every connected role re-reads the shm: our own change of the header. */
+void link_ring_all(struct vlink_link *link)
+{
+	int role;
+
+	for (role = 0; role < VLINK_NR_ROLES; role++)
+		link_ring(link, role, VLINK_VEC_LINK, 1);
 }
 
 /*
@@ -92,19 +140,13 @@ static void peer_send_vectors(struct vlink_link *link, int to, int of)
  */
 static void link_ring_others(struct vlink_link *link, int changed)
 {
-	const __u64 one = 1;
 	int role;
 
 	if (changed == VLINK_ROLE_MONITOR)
 		return;
-	for (role = 0; role < VLINK_NR_ROLES; role++) {
-		if (role == changed || !peer_connected(link, role))
-			continue;
-		if (write(link->peer[role].efd[VLINK_VEC_LINK], &one,
-			  sizeof(one)) != sizeof(one))
-			vlog("%s: cannot ring its link vector: %s",
-			     role_names[role], strerror(errno));
-	}
+	for (role = 0; role < VLINK_NR_ROLES; role++)
+		if (role != changed)
+			link_ring(link, role, VLINK_VEC_LINK, 1);
 }
 
 static void link_handshake(struct vlink_link *link, int role)
@@ -142,7 +184,9 @@ void link_accept(struct vlink_link *link, int role, int listen_sock)
 	/* Non-blocking like QEMU's own ivshmem-server: ringing never stalls. */
 	for (v = 0; v < VLINK_NR_VECTORS; v++) {
 		p->efd[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (p->efd[v] < 0) {
+		if (link->interpose && p->efd[v] >= 0)
+			p->mbox[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (p->efd[v] < 0 || (link->interpose && p->mbox[v] < 0)) {
 			vlog("%s: eventfd: %s; refusing the client",
 			     role_names[role], strerror(errno));
 			peer_close_efds(p);
@@ -155,6 +199,7 @@ void link_accept(struct vlink_link *link, int role, int listen_sock)
 	p->chatty = false;
 
 	/* The state is reset before the client can see the shm at all. */
+	faults_peer_changed(link, role, true);
 	shm_set_present(&link->shm, role, true);
 	vlog("%s connected: peer id %d, connection %u", role_names[role],
 	     VLINK_PEER_ID(role), link->shm.hdr->connects[role]);
@@ -177,6 +222,7 @@ static void link_drop(struct vlink_link *link, int role, const char *why)
 	p->sock = -1;
 	p->failed = false;
 
+	faults_peer_changed(link, role, false);
 	shm_set_present(&link->shm, role, false);
 	/* An id without an fd is the protocol's disconnect notification. */
 	for (other = 0; other < VLINK_NR_ROLES; other++)

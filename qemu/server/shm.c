@@ -102,3 +102,14 @@ void shm_set_present(struct vlink_shm *shm, enum vlink_role role,
 	__atomic_store_n(&hdr->present[role], present ? 1 : 0,
 			 __ATOMIC_SEQ_CST);
 }
+
+/*
+ * A forced link down: only the flag changes.  The role's side area is the
+ * state of a live driver and stays as it is, and so does connects[].
+ */
+void shm_force_present(struct vlink_shm *shm, enum vlink_role role,
+		       bool present)
+{
+	__atomic_store_n(&shm->hdr->present[role], present ? 1 : 0,
+			 __ATOMIC_SEQ_CST);
+}

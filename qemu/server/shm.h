@@ -18,5 +18,7 @@ int shm_create(struct vlink_shm *shm);
 void shm_destroy(struct vlink_shm *shm);
 void shm_set_present(struct vlink_shm *shm, enum vlink_role role,
 		     bool present);
+void shm_force_present(struct vlink_shm *shm, enum vlink_role role,
+		       bool present);
 
 #endif /* VLINK_SERVER_SHM_H */
