@@ -76,6 +76,7 @@ report() {
 }
 
 # start_server DIR [ARGS...]: the standard command line, or ARGS; sets SRV.
+# With CONTROL=1, the standard command line has a control socket too.
 start_server() {
 	local dir=$1
 
@@ -83,6 +84,9 @@ start_server() {
 	if [ $# -eq 0 ]; then
 		set -- --ep "$dir/ep.sock" --rc "$dir/rc.sock" \
 			--monitor "$dir/monitor.sock" --pidfile "$dir/server.pid"
+		if [ "${CONTROL:-0}" = 1 ]; then
+			set -- "$@" --control "$dir/control.sock"
+		fi
 	fi
 	"$SERVER" "$@" </dev/null >>"$dir/server.log" 2>&1 &
 	SRV=$!
@@ -220,7 +224,7 @@ server_case() {
 	if ! stop_server "$SRV" "$sig"; then
 		reason=${reason:-$REASON}
 	elif ! check_gone "$dir" ep.sock rc.sock monitor.sock server.pid \
-			server.pid.tmp; then
+			server.pid.tmp control.sock; then
 		reason=${reason:-$REASON}
 	elif ! check_log "$dir/server.log"; then
 		reason=${reason:-$REASON}
@@ -268,7 +272,11 @@ case_bad_args() {
 		--pidfile "$d/server.pid" &&
 	   expect_usage "-e without its value" --rc "$d/rc.sock" -e &&
 	   expect_usage "stray argument" -e "$d/ep.sock" -r "$d/rc.sock" extra &&
-	   expect_usage "same socket twice" -e "$d/ep.sock" -r "$d/ep.sock"; then
+	   expect_usage "same socket twice" -e "$d/ep.sock" -r "$d/ep.sock" &&
+	   expect_usage "--control on the rc socket" -e "$d/ep.sock" \
+		-r "$d/rc.sock" --control "$d/rc.sock" &&
+	   expect_usage "--control without its value" -e "$d/ep.sock" \
+		-r "$d/rc.sock" --control; then
 		report bad-args "" "$d"
 	else
 		report bad-args "$REASON" "$d"
@@ -418,5 +426,14 @@ server_case sigterm TERM -
 server_case sigterm-with-clients none sigterm-clients
 server_case garbage TERM garbage
 server_case monitor TERM monitor
+# Fault injection: doorbells through the server, a control socket.
+CONTROL=1 server_case fault-handshake TERM handshake
+CONTROL=1 server_case fault-reconnect TERM reconnect
+CONTROL=1 server_case fault-forward TERM fault-forward
+CONTROL=1 server_case fault-drop TERM fault-drop
+CONTROL=1 server_case fault-delay TERM fault-delay
+CONTROL=1 server_case fault-down TERM fault-down
+CONTROL=1 server_case fault-bad-commands TERM fault-bad-commands
+CONTROL=1 server_case fault-sigterm-with-clients none sigterm-clients
 
 exit $failed

@@ -11,17 +11,21 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fakepeer.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* Longer than any command line the server takes (255 bytes). */
+#define FAULT_LONG_LINE	300
 
 static const int ep_only[] = { VLINK_ROLE_EP };
 static const int ep_rc[] = { VLINK_ROLE_EP, VLINK_ROLE_RC };
@@ -393,6 +397,350 @@ static void case_monitor(void)
 	fake_close(&ep);
 }
 
+/* Fault injection: the control socket (servers started with --control) */
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int control_connect(void)
+{
+	return sock_connect(test_path("control.sock"));
+}
+
+/* One line from the server (without its newline), bounded in time. */
+static const char *control_read(int sock, const char *what)
+{
+	static char reply[2048];
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	size_t len = 0;
+	ssize_t n;
+	int ret;
+
+	while (!len || reply[len - 1] != '\n') {
+		ret = poll(&pfd, 1, TIMEOUT_MS);
+		if (ret < 0)
+			fail("poll on the control socket: %s", strerror(errno));
+		if (ret == 0)
+			fail("timed out after %d ms waiting for %s",
+			     TIMEOUT_MS, what);
+		/* One byte at a time: never read into the next answer. */
+		n = recv(sock, reply + len, 1, 0);
+		if (n <= 0)
+			fail("control socket closed while waiting for %s",
+			     what);
+		if (++len == sizeof(reply))
+			fail("%s: longer than %zu bytes", what, sizeof(reply));
+	}
+	reply[len - 1] = '\0';
+	return reply;
+}
+
+/* One command, one answer line. */
+static const char *control(int sock, const char *cmd)
+{
+	char line[512], what[600];
+
+	snprintf(line, sizeof(line), "%s\n", cmd);
+	if (send(sock, line, strlen(line), MSG_NOSIGNAL) !=
+	    (ssize_t)strlen(line))
+		fail("cannot send '%s' to the server: %s", cmd,
+		     strerror(errno));
+	snprintf(what, sizeof(what), "the answer to '%.500s'", cmd);
+	return control_read(sock, what);
+}
+
+static void control_ok(int sock, const char *cmd)
+{
+	const char *reply = control(sock, cmd);
+
+	if (strncmp(reply, "ok", 2))
+		fail("'%s' answered '%s', expected ok", cmd, reply);
+}
+
+static void control_refused(int sock, const char *cmd)
+{
+	const char *reply = control(sock, cmd);
+
+	if (strncmp(reply, "error: ", 7))
+		fail("'%s' answered '%s', expected an error", cmd, reply);
+}
+
+/* The value of "NAME=" in @role's part of the status answer. */
+static unsigned long long status_value(int sock, int role, const char *name)
+{
+	const char *reply = control(sock, "status");
+	char key[32], *part, *field;
+	unsigned long long val;
+
+	snprintf(key, sizeof(key), " %s: ", role_name(role));
+	part = strstr(reply, key);
+	if (!part)
+		fail("no '%s' in the status answer '%s'", key, reply);
+	snprintf(key, sizeof(key), " %s=", name);
+	field = strstr(part, key);
+	if (!field || sscanf(field + strlen(key), "%llu", &val) != 1)
+		fail("no '%s' for %s in the status answer '%s'", key,
+		     role_name(role), reply);
+	return val;
+}
+
+static void check_counter(int sock, int role, const char *name,
+			  unsigned long long want)
+{
+	unsigned long long got = status_value(sock, role, name);
+
+	if (got != want)
+		fail("status: %s %s is %llu, expected %llu", role_name(role),
+		     name, got, want);
+}
+
+/*
+ * Case: with --control, doorbells reach the target through the server:
+ * each side's fds for the other are not the other's own, yet every vector
+ * arrives where it should, and the server counts them.
+ */
+static void case_fault_forward(void)
+{
+	struct fake_peer ep, rc;
+	int ctl;
+
+	connect_ep_rc(&ep, &rc);
+	ctl = control_connect();
+	check_linked(&ep, &rc);
+	check_linked(&rc, &ep);
+	check_counter(ctl, VLINK_ROLE_RC, "rung", VLINK_NR_VECTORS);
+	check_counter(ctl, VLINK_ROLE_RC, "forwarded", VLINK_NR_VECTORS);
+	check_counter(ctl, VLINK_ROLE_EP, "forwarded", VLINK_NR_VECTORS);
+	check_counter(ctl, VLINK_ROLE_RC, "dropped", 0);
+
+	/* Mailboxes in front: ringing our own fd is no doorbell to rc. */
+	efd_ring(rc.own[VLINK_VEC_IRQ]);
+	efd_expect_rung(rc.own[VLINK_VEC_IRQ], "rc's own IRQ vector");
+	check_counter(ctl, VLINK_ROLE_RC, "rung", VLINK_NR_VECTORS);
+	fake_expect_quiet(&ep);
+	fake_expect_quiet(&rc);
+	close(ctl);
+	fake_close(&rc);
+	fake_close(&ep);
+}
+
+/* Case: drop N drops exactly N doorbells of that vector, then forwards. */
+static void case_fault_drop(void)
+{
+	int irq = VLINK_VEC_IRQ, link = VLINK_VEC_LINK;
+	struct fake_peer ep, rc;
+	char what[96];
+	int ctl, i;
+
+	connect_ep_rc(&ep, &rc);
+	ctl = control_connect();
+	control_ok(ctl, "drop rc irq 2");
+	for (i = 1; i <= 2; i++) {
+		efd_ring(ep.peer[VLINK_ROLE_RC][irq]);
+		/* Dropped by then, or the counter says otherwise below. */
+		check_counter(ctl, VLINK_ROLE_RC, "dropped", i);
+		snprintf(what, sizeof(what), "rc's IRQ vector (doorbell %d of 2 to drop)",
+			 i);
+		efd_expect_quiet(rc.own[irq], what);
+		/* Other vectors pass meanwhile. */
+		efd_ring(ep.peer[VLINK_ROLE_RC][link]);
+		efd_expect_rung(rc.own[link], "rc's LINK vector while IRQ drops");
+	}
+	efd_ring(ep.peer[VLINK_ROLE_RC][irq]);
+	efd_expect_rung(rc.own[irq], "rc's IRQ vector after 2 drops");
+	check_counter(ctl, VLINK_ROLE_RC, "dropped", 2);
+	check_counter(ctl, VLINK_ROLE_RC, "rung", 5);
+	check_counter(ctl, VLINK_ROLE_RC, "forwarded", 3);
+
+	/* "any" takes whichever vector comes; other roles are untouched. */
+	control_ok(ctl, "drop rc any 1");
+	efd_ring(rc.peer[VLINK_ROLE_EP][irq]);
+	efd_expect_rung(ep.own[irq], "ep's IRQ vector while rc drops any");
+	efd_ring(ep.peer[VLINK_ROLE_RC][VLINK_VEC_PING]);
+	check_counter(ctl, VLINK_ROLE_RC, "dropped", 3);
+	efd_expect_quiet(rc.own[VLINK_VEC_PING], "rc's PING vector (dropped)");
+	efd_ring(ep.peer[VLINK_ROLE_RC][VLINK_VEC_PING]);
+	efd_expect_rung(rc.own[VLINK_VEC_PING], "rc's PING after the drop");
+
+	/* Disarming. */
+	control_ok(ctl, "drop rc irq 5");
+	control_ok(ctl, "drop rc irq 0");
+	efd_ring(ep.peer[VLINK_ROLE_RC][irq]);
+	efd_expect_rung(rc.own[irq], "rc's IRQ vector after 'drop rc irq 0'");
+	check_counter(ctl, VLINK_ROLE_RC, "dropped", 3);
+	close(ctl);
+	fake_close(&rc);
+	fake_close(&ep);
+}
+
+/* Case: a delay holds doorbells back (lower bound only), 0 ends it. */
+static void case_fault_delay(void)
+{
+	const int delay = 400, margin = 150;
+	int irq = VLINK_VEC_IRQ;
+	struct fake_peer ep, rc;
+	long long t0, took;
+	int ctl;
+
+	connect_ep_rc(&ep, &rc);
+	ctl = control_connect();
+	control_ok(ctl, "delay rc 400");
+	t0 = now_ms();
+	efd_ring(ep.peer[VLINK_ROLE_RC][irq]);
+	efd_expect_rung(rc.own[irq], "rc's IRQ vector, delayed by 400 ms");
+	took = now_ms() - t0;
+	if (took < delay - margin)
+		fail("a doorbell delayed by %d ms arrived after %lld ms", delay,
+		     took);
+	/* The other direction is not delayed; nothing to time there. */
+	efd_ring(rc.peer[VLINK_ROLE_EP][irq]);
+	efd_expect_rung(ep.own[irq], "ep's IRQ vector (no delay armed)");
+	check_counter(ctl, VLINK_ROLE_RC, "delayed", 1);
+	check_counter(ctl, VLINK_ROLE_RC, "forwarded", 1);
+	check_counter(ctl, VLINK_ROLE_RC, "held", 0);
+	check_counter(ctl, VLINK_ROLE_EP, "delayed", 0);
+
+	control_ok(ctl, "delay rc 0");
+	efd_ring(ep.peer[VLINK_ROLE_RC][irq]);
+	efd_expect_rung(rc.own[irq], "rc's IRQ vector after 'delay rc 0'");
+	check_counter(ctl, VLINK_ROLE_RC, "delayed", 1);
+	check_counter(ctl, VLINK_ROLE_RC, "forwarded", 2);
+
+	/* Held back doorbells of a role that leaves are discarded with it. */
+	control_ok(ctl, "delay ep 60000");
+	efd_ring(rc.peer[VLINK_ROLE_EP][irq]);
+	check_counter(ctl, VLINK_ROLE_EP, "delayed", 1);
+	check_counter(ctl, VLINK_ROLE_EP, "held", 1);
+	close(ctl);
+	fake_close(&ep);
+	fake_expect_leave(&rc, VLINK_ROLE_EP);
+	fake_close(&rc);
+}
+
+/*
+ * Case: a forced down clears present[ep] alone (side area and connects
+ * stay), rings LINK on both, stops the doorbells between them, and ends
+ * on request or when its time is up.
+ */
+static void case_fault_down(void)
+{
+	struct fake_peer ep, rc;
+	long long t0, took;
+	int ctl;
+
+	connect_ep_rc(&ep, &rc);
+	ctl = control_connect();
+	memset(side_area(&ep, VLINK_ROLE_EP), 0x5a, VLINK_SIDE_STRIDE);
+	memset(side_area(&rc, VLINK_ROLE_RC), 0xa5, VLINK_SIDE_STRIDE);
+
+	control_ok(ctl, "down ep 60000");
+	efd_expect_rung(ep.own[VLINK_VEC_LINK], "ep's LINK vector at down");
+	efd_expect_rung(rc.own[VLINK_VEC_LINK], "rc's LINK vector at down");
+	check_presence(rc.hdr, VLINK_ROLE_EP, 0, 1);
+	check_presence(rc.hdr, VLINK_ROLE_RC, 1, 1);
+	check_side_filled(&rc, VLINK_ROLE_EP, 0x5a);
+	check_side_filled(&rc, VLINK_ROLE_RC, 0xa5);
+	control_refused(ctl, "up rc");
+
+	efd_ring(ep.peer[VLINK_ROLE_RC][VLINK_VEC_IRQ]);
+	efd_ring(rc.peer[VLINK_ROLE_EP][VLINK_VEC_LINK]);
+	check_counter(ctl, VLINK_ROLE_RC, "dropped", 1);
+	check_counter(ctl, VLINK_ROLE_EP, "dropped", 1);
+	check_quiet(&rc);
+	check_quiet(&ep);
+	fake_expect_quiet(&ep);
+	fake_expect_quiet(&rc);
+
+	control_ok(ctl, "up ep");
+	efd_expect_rung(ep.own[VLINK_VEC_LINK], "ep's LINK vector at up");
+	efd_expect_rung(rc.own[VLINK_VEC_LINK], "rc's LINK vector at up");
+	check_presence(rc.hdr, VLINK_ROLE_EP, 1, 1);
+	check_side_filled(&rc, VLINK_ROLE_EP, 0x5a);
+	check_side_filled(&rc, VLINK_ROLE_RC, 0xa5);
+	check_linked(&ep, &rc);
+	check_linked(&rc, &ep);
+
+	/* A timed one ends by itself, not before its time. */
+	t0 = now_ms();
+	control_ok(ctl, "down rc 500");
+	efd_expect_rung(ep.own[VLINK_VEC_LINK], "ep's LINK vector at down");
+	check_presence(ep.hdr, VLINK_ROLE_RC, 0, 1);
+	efd_expect_rung(ep.own[VLINK_VEC_LINK],
+			"ep's LINK vector when the 500 ms down ends");
+	took = now_ms() - t0;
+	if (took < 350)
+		fail("a 500 ms forced down ended after %lld ms", took);
+	check_presence(ep.hdr, VLINK_ROLE_RC, 1, 1);
+	efd_expect_rung(rc.own[VLINK_VEC_LINK],
+			"rc's LINK vector (down and back)");
+	check_side_filled(&ep, VLINK_ROLE_RC, 0xa5);
+
+	/* A real departure during a forced down wins. */
+	control_ok(ctl, "down rc 60000");
+	fake_close(&rc);
+	fake_expect_leave(&ep, VLINK_ROLE_RC);
+	check_presence(ep.hdr, VLINK_ROLE_RC, 0, 1);
+	check_side_filled(&ep, VLINK_ROLE_RC, 0);
+	control_refused(ctl, "up rc");
+	control_refused(ctl, "down rc 100");
+	close(ctl);
+	fake_close(&ep);
+}
+
+/* Case: bad commands get an error line; the server goes on serving. */
+static void case_fault_bad_commands(void)
+{
+	static const char *const bad[] = {
+		"", "bogus", "drop", "drop rc", "drop xx irq 1",
+		"drop rc irq -1", "drop rc irq 1x", "drop rc irq 1 2",
+		"drop rc vec 1", "delay", "delay rc", "delay rc -5",
+		"delay rc 99999999999999999999", "delay ep 1 2", "down ep",
+		"down monitor 100", "down ep 0", "down ep 100",
+		"up ep", "up", "status now", "help me",
+	};
+	char long_line[FAULT_LONG_LINE];
+	struct fake_peer ep;
+	int ctl[5], i;
+	size_t b;
+
+	ctl[0] = control_connect();
+	for (b = 0; b < ARRAY_SIZE(bad); b++)
+		control_refused(ctl[0], bad[b]);
+	memset(long_line, 'x', sizeof(long_line) - 1);
+	long_line[sizeof(long_line) - 1] = '\0';
+	control_refused(ctl[0], long_line);
+
+	/* Up to four clients at once; a fifth is told and closed. */
+	for (i = 1; i < 4; i++) {
+		ctl[i] = control_connect();
+		control_ok(ctl[i], "status");
+	}
+	ctl[4] = control_connect();
+	if (strncmp(control_read(ctl[4], "the refusal of a fifth client"),
+		    "error: ", 7))
+		fail("a fifth control client was not refused");
+	close(ctl[4]);
+	close(ctl[3]);
+	ctl[3] = control_connect();
+	control_ok(ctl[3], "status");
+	for (i = 0; i < 4; i++)
+		close(ctl[i]);
+
+	/* Still a working server. */
+	fake_init(&ep, VLINK_ROLE_EP);
+	fake_handshake(&ep, NULL, 0);
+	fake_expect_quiet(&ep);
+	ctl[0] = control_connect();
+	control_ok(ctl[0], "help");
+	close(ctl[0]);
+	fake_close(&ep);
+}
+
 static pid_t read_server_pid(void)
 {
 	const char *path = test_path("server.pid");
@@ -458,6 +806,11 @@ static const struct test_case {
 	{ "garbage", case_garbage },
 	{ "monitor", case_monitor },
 	{ "sigterm-clients", case_sigterm_clients },
+	{ "fault-forward", case_fault_forward },
+	{ "fault-drop", case_fault_drop },
+	{ "fault-delay", case_fault_delay },
+	{ "fault-down", case_fault_down },
+	{ "fault-bad-commands", case_fault_bad_commands },
 };
 
 int main(int argc, char **argv)
