@@ -77,12 +77,17 @@ void vlink_kick(struct vlink *vl)
  * vlink_peer_alive() - is the peer's QEMU connected and its driver bound?
  * @vl: the link
  *
- * Return: true when the server sees the peer connected and the peer's
+ * The server may also take a live role off the link for a while (fault
+ * injection) by clearing its present flag alone: then neither side has a
+ * peer, so our own flag counts as much as the peer's.
+ *
+ * Return: true when the server sees both roles connected and the peer's
  * driver has announced itself.
  */
 bool vlink_peer_alive(struct vlink *vl)
 {
-	return READ_ONCE(vl->hdr->present[vl->peer]) &&
+	return READ_ONCE(vl->hdr->present[vl->role]) &&
+	       READ_ONCE(vl->hdr->present[vl->peer]) &&
 	       READ_ONCE(vl->other->state) == VLINK_STATE_ALIVE;
 }
 
@@ -202,6 +207,15 @@ static void vlink_link_work(struct work_struct *work)
 	if (vl->peer_boot_id && vl->peer_boot_id != boot_id) {
 		pci_info(vl->pdev, "peer %s down\n", vlink_role_name(vl->peer));
 		vl->peer_boot_id = 0;
+		/*
+		 * A root complex's acknowledgment holds for one stretch of
+		 * link only: the endpoint may come back with the generation
+		 * it had (the server took the link down and up again, its
+		 * side untouched), and that must be enumerated anew before
+		 * the endpoint is told it is.
+		 */
+		if (vl->role == VLINK_ROLE_RC)
+			WRITE_ONCE(vl->self->enum_gen, 0);
 	}
 	if (boot_id && !vl->peer_boot_id) {
 		pci_info(vl->pdev, "peer %s up (boot id %08x)\n",
