@@ -234,7 +234,7 @@ class Rig:
     """The server and the guests of one test or run."""
 
     def __init__(self, build, name="vlink", ram_mb=RAM_MB, kvariant=None,
-                 cmdline=""):
+                 cmdline="", control=False):
         # The suite runs on each kernel variant it is told to (debug, ...).
         kvariant = kvariant or os.environ.get("VLINK_KVARIANT", "vlink")
         self.build = os.path.abspath(build)
@@ -242,6 +242,9 @@ class Rig:
         self.kvariant = kvariant
         self.ram_mb = ram_mb
         self.cmdline = cmdline
+        # A control socket puts the server in the doorbells' path (fault
+        # injection): only for the suites that ask for it.
+        self.control = control
         self.kernel = os.path.join(self.build, f"zImage-{kvariant}")
         self.initrd = os.path.join(self.build, "initramfs.cpio.gz")
         self.logdir = os.path.join(self.build, "logs")
@@ -268,16 +271,22 @@ class Rig:
             with open(path, "wb") as f:
                 f.truncate(size)
 
+    def control_socket(self):
+        return os.path.join(self.rundir, "control.sock")
+
     def start_server(self):
         pidfile = os.path.join(self.rundir, "server.pid")
         if os.path.exists(pidfile):
             os.unlink(pidfile)
         log = open(os.path.join(self.logdir, f"{self.name}-server.log"), "wb")
+        args = [os.path.join(self.build, "server", "vlink-server"),
+                "--ep", self.link_socket("ep"), "--rc", self.link_socket("rc"),
+                "--monitor", os.path.join(self.rundir, "monitor.sock"),
+                "--pidfile", pidfile]
+        if self.control:
+            args += ["--control", self.control_socket()]
         self.server = subprocess.Popen(
-            [os.path.join(self.build, "server", "vlink-server"),
-             "--ep", self.link_socket("ep"), "--rc", self.link_socket("rc"),
-             "--monitor", os.path.join(self.rundir, "monitor.sock"),
-             "--pidfile", pidfile],
+            args,
             stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             preexec_fn=_die_with_parent)
         log.close()
@@ -288,6 +297,31 @@ class Rig:
             raise RigError(f"link server exited with status "
                            f"{self.server.returncode}")
         return self.server
+
+    def server_command(self, cmd, timeout=5):
+        """Send one command to the server's control socket; its answer line.
+
+        The answer starts with "ok" or "error:"; the caller judges it.
+        """
+        if not self.control:
+            raise RigError("server_command: this rig has no control socket "
+                           "(Rig(..., control=True))")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(timeout)
+            try:
+                s.connect(self.control_socket())
+                s.sendall(cmd.encode() + b"\n")
+                reply = b""
+                while not reply.endswith(b"\n"):
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        raise RigError(f"server closed the control socket "
+                                       f"before answering '{cmd}'")
+                    reply += chunk
+            except socket.timeout:
+                raise RigError(f"timed out after {timeout:g} s waiting for "
+                               f"the server's answer to '{cmd}'") from None
+        return reply.decode(errors="replace").strip()
 
     def start_guest(self, role, name=None, **kw):
         """Start a guest; its logs are <rig name>-<name, default role>."""

@@ -24,6 +24,7 @@ import test_compat  # noqa: E402
 import test_badinput  # noqa: E402
 import test_endpoint  # noqa: E402
 import test_hostile  # noqa: E402
+import test_link_faults  # noqa: E402
 import test_kunit  # noqa: E402
 import test_multifunction  # noqa: E402
 import test_patches  # noqa: E402
@@ -64,6 +65,7 @@ GUEST_SUITES = (
     ("multi-function endpoint", test_multifunction),
     ("hostile endpoint", test_hostile),
     ("peer failure", test_peer_failure),
+    ("link faults injected by the server", test_link_faults),
     ("bad input table", test_badinput),
     ("lifecycle soak", test_soak),
 )
