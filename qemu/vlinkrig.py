@@ -194,7 +194,9 @@ class Guest:
         self.send(f'echo "{tag}""@ <"; {cmd}; echo "{tag}""@ >$?"\n')
         begin = self.expect(re.escape(tag) + "@ <$", timeout,
                             f"the command '{cmd}' to start", since=start)
-        end = self.expect(re.escape(tag) + r"@ >(\d+)$", timeout,
+        # The status is whole only once its line ends: the console may
+        # have delivered "2" of "237" so far.
+        end = self.expect(re.escape(tag) + r"@ >(\d+)\r?\n", timeout,
                           f"the command '{cmd}' to finish",
                           since=begin.end())
         return int(end.group(1)), self.output(begin.end() + 1)[

@@ -27,7 +27,7 @@ def peer_up(guest, role, since=0):
 
 def pattern_ok(guest, role, since=0):
     m = guest.expect(DRIVER[role] + r" \S+: test pattern from the peer: "
-                     r"(OK.*|MISMATCH.*)$", LINK_TIMEOUT,
+                     r"(OK.*|MISMATCH.*)\r?\n", LINK_TIMEOUT,
                      "the peer's pattern in our RAM", since=since)
     assert m.group(1).startswith("OK"), m.group(0)
 

@@ -39,7 +39,9 @@ EXPECTED_SUITES = (
 
 # printk may prefix each line with a timestamp
 _TS = r"(?:\[\s*\d+\.\d+\] ?)?"
-HEADER = re.compile(rf"^{_TS}KTAP version 1\n{_TS}1\.\.(\d+)$", re.M)
+# The count is whole only once its line ends.
+HEADER = re.compile(rf"^{_TS}KTAP version 1\n{_TS}1\.\.(\d+)(?=\r?\n)",
+                    re.M)
 
 VERSION = re.compile(r"^(\s*)K?TAP version \d+\s*$")
 PLAN = re.compile(r"^(\s*)1\.\.(\d+)\s*$")
