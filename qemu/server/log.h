@@ -5,10 +5,6 @@
 #ifndef VLINK_SERVER_LOG_H
 #define VLINK_SERVER_LOG_H
 
-#ifndef __printf
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
-#endif
-
 void vlog_init(void);
 __printf(1, 2) void vlog(const char *fmt, ...);
 

@@ -10,10 +10,6 @@
 #include <linux/types.h>
 #include <linux/vlink.h>
 
-#ifndef __printf
-#define __printf(a, b)	__attribute__((format(printf, a, b)))
-#endif
-
 /* Every wait for the server is bounded by this. */
 #define TIMEOUT_MS	3000
 /* How long "nothing happens" is watched for. */
