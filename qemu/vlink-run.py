@@ -74,7 +74,10 @@ def main():
                     help="stay in an interactive shell on this guest")
     args = ap.parse_args()
 
-    # Ctrl-C and SIGTERM unwind through the rig's teardown.
+    # Ctrl-C and SIGTERM unwind through the rig's teardown.  SIGINT is
+    # set explicitly: a shell that starts us in the background without job
+    # control hands it down ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(130))
     rows = []
     with Rig(args.build, name=args.name) as rig:

@@ -140,9 +140,14 @@ class Guest:
                 if self.echo:
                     line += text
                     *done, line = line.split("\n")
-                    for d in done:
-                        if "@@" not in d:  # the rig's own command markers
-                            print(f"[{self.name}] {d}", flush=True)
+                    try:
+                        for d in done:
+                            if "@@" not in d:  # the rig's own markers
+                                print(f"[{self.name}] {d}", flush=True)
+                    except OSError:
+                        # Whoever read our stdout is gone: the console
+                        # still goes to its log and to the waiters.
+                        self.echo = False
         with self.cond:
             self.closed = True
             self.cond.notify_all()

@@ -53,8 +53,15 @@ def interrupted_run(build, sig):
         assert len(our_processes(rundir)) >= 3, \
             "expected a server and two QEMUs running"
         runner.send_signal(sig)
-        runner.stdout.close()
-        runner.wait(timeout=30)
+        # Still read what it prints: it must end because of the signal,
+        # not because its stdout went away or its run came to an end.
+        out, _ = runner.communicate(timeout=30)
+        expected = -signal.SIGKILL if sig == signal.SIGKILL else 130
+        assert runner.returncode == expected and \
+            "vlink summary" not in out, \
+            f"the runner ended with status {runner.returncode}, not " \
+            f"{expected}, and {'a' if 'vlink summary' in out else 'no'} " \
+            "summary: the signal did not stop it"
         wait_until(lambda: not our_processes(rundir), 15,
                    f"no process of the run left after {sig.name}")
     finally:
