@@ -30,7 +30,12 @@ SIZE = 4 * 1024 * 1024 - 4096  # the host driver adds its alignment
 # expected here.
 IN_FLIGHT_MAPPING = (r"WARNING: .*dma_debug_device_change.*?\n"
                      r"DMA-API: pci 0001:00:00\.0: device driver has pending "
-                     r"DMA allocations while released from device")
+                     r"DMA allocations while released from device[^\n]*\n"
+                     # and, when it has one, the mapping's stack trace,
+                     # after the end of the same report
+                     r"(?:(?:(?![^\n]*(?:WARNING:|BUG:|Oops))[^\n]*\n)*?"
+                     r"---\[ end trace [0-9a-f]+ \]---\n"
+                     r"DMA-API: Mapped at:\n(?: [^\n]*\n)*)?")
 
 
 def newest_test_device(rc):
