@@ -35,6 +35,42 @@ import test_teardown  # noqa: E402
 from vlinktest import Results, Stage  # noqa: E402
 
 
+# The cases tests/server/run.sh runs, one result line each.  Adding a case
+# means counting it here.
+SERVER_CASES = 25
+
+
+def server_results(output, returncode):
+    """Judge run.sh's output and exit status.
+
+    Returns ([(name, ok, reason)], [other output lines]).  Besides one
+    result per case: the cases must be exactly SERVER_CASES, and the exit
+    status must agree with them (0 when all passed, 1 when one failed), so
+    a script that died half way or exited on a usage error fails even when
+    some results came first.
+    """
+    records, other, names, failed = [], [], [], 0
+    for line in output.splitlines():
+        # PASS server: <name> | FAIL server: <name>: <reason>
+        m = re.match(r"(PASS (server: .*)|FAIL (server: [^:]*): (.*))$", line)
+        if m:
+            names.append(m.group(2) or m.group(3))
+            failed += not m.group(2)
+            records.append((names[-1], bool(m.group(2)), m.group(4)))
+        else:
+            other.append(line)
+    records.append((f"server: {SERVER_CASES} cases, each reported once",
+                    len(names) == SERVER_CASES and
+                    len(set(names)) == len(names),
+                    f"{len(names)} results, {len(set(names))} distinct"))
+    want = 1 if failed else 0
+    records.append(("server: the test program's exit status agrees with "
+                    "its results", returncode == want,
+                    f"exit status {returncode}, expected {want} after "
+                    f"{failed} FAIL line(s)"))
+    return records, other
+
+
 def server_tests(results, build):
     """The link server's own tests, on this machine, without QEMU."""
     proc = subprocess.run(
@@ -43,19 +79,11 @@ def server_tests(results, build):
          os.path.join(build, "server", "test-server")],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         timeout=300)
-    seen = 0
-    for line in proc.stdout.splitlines():
-        # PASS server: <name> | FAIL server: <name>: <reason>
-        m = re.match(r"(PASS (server: .*)|FAIL (server: [^:]*): (.*))$", line)
-        if m:
-            seen += 1
-            results.record(m.group(2) or m.group(3), bool(m.group(2)),
-                           m.group(4))
-        else:
-            print(f"  {line}")
-    if proc.returncode and not seen:
-        results.record("server: test program ran", False,
-                       f"exit status {proc.returncode}, no results")
+    records, other = server_results(proc.stdout, proc.returncode)
+    for line in other:
+        print(f"  {line}")
+    for name, ok, reason in records:
+        results.record(name, ok, reason)
 
 
 GUEST_SUITES = (

@@ -6,12 +6,14 @@ drivers/pci/endpoint/tests/ at boot, before userspace, and prints KTAP on
 the console.  One endpoint guest is enough; its link driver starts too, and
 waits for a peer that never comes.
 
-Each KUnit case becomes one test, "kunit: <suite>: <case>".  One more says
-whether the KTAP output was complete: every suite the top-level plan
-announced reported, every suite's cases as many as its plan, and the
-suites this project ships all present.  Then the guest must still reach
-userspace with nothing of the suites' fakes left in sysfs or configfs, and
-with a kernel log free of oopses and warnings.
+Each KUnit case becomes one test, "kunit: <suite>: <case>"; a skipped case
+fails (a case that cannot run here tests nothing).  One more says whether
+the KTAP output was complete: every suite the top-level plan announced
+reported, every suite's cases as many as its plan, and the suites this
+project ships all present with the number of cases their sources list.
+Then the guest must still reach userspace with nothing of the suites' fakes
+left in sysfs or configfs, and with a kernel log free of oopses and
+warnings.
 """
 
 import os
@@ -24,18 +26,21 @@ SUITES_TIMEOUT = 300   # from the header to the last suite's result
 SHELL_TIMEOUT = 120
 CFS = "/sys/kernel/config/pci_ep"
 
-# The suites of drivers/pci/endpoint/tests/; missing ones are failures.
-EXPECTED_SUITES = (
-    "pci_epc_mem",
-    "pci_epc_free_bar",
-    "pci_epf_alloc_space",
-    "pci_epc_lifetime",
-    "pci_epc_func_no",
-    "pci_epc_helpers",
-    "pci_epf_lifetime",
-    "pci_epf_bind",
-    "pci_ep_cfs_attrs",
-)
+# The suites of drivers/pci/endpoint/tests/ and their KUNIT_CASE()s: a
+# missing suite, or one that reports another number of cases (a case
+# dropped, or its plan and cases cut short alike), is a failure.  Adding a
+# case means counting it here.
+EXPECTED_SUITES = {
+    "pci_epc_mem": 13,              # pci-epc-mem-test.c
+    "pci_epc_free_bar": 6,          # pci-epf-bar-test.c
+    "pci_epf_alloc_space": 10,
+    "pci_epc_lifetime": 11,         # pci-epc-core-test.c
+    "pci_epc_func_no": 6,
+    "pci_epc_helpers": 5,
+    "pci_epf_lifetime": 5,          # pci-epf-core-test.c
+    "pci_epf_bind": 7,
+    "pci_ep_cfs_attrs": 16,         # pci-ep-cfs-test.c
+}
 
 # printk may prefix each line with a timestamp
 _TS = r"(?:\[\s*\d+\.\d+\] ?)?"
@@ -181,11 +186,21 @@ def parse(text):
             problems.append(f"suite {s.name}: suite result "
                             f"{'ok' if s.result[0] else 'not ok'} does "
                             "not match its cases")
-    seen = {s.name for s in suites}
-    for name in EXPECTED_SUITES:
+    seen = {s.name: s for s in suites}
+    for name, want in EXPECTED_SUITES.items():
         if name not in seen:
             problems.append(f"suite {name} missing")
+        elif len(seen[name].cases) != want:
+            problems.append(f"suite {name}: {len(seen[name].cases)} cases "
+                            f"reported, its source has {want}")
     return plan, suites, problems
+
+
+def case_result(c):
+    """(ok, reason) of one KUnit case: a skipped one fails too."""
+    if c.skip:
+        return False, f"skipped: {c.note or 'no reason given'}"
+    return c.ok, "" if c.ok else failure_text(c.diag)
 
 
 def run(results, build):
@@ -220,10 +235,7 @@ def scenario(results, rig):
     plan, suites, problems = parse(ep.output())
     for s in suites:
         for c in s.cases:
-            name = f"kunit: {s.name}: {c.name}"
-            if c.skip:
-                print(f"  SKIP {name}: {c.note}", flush=True)
-            r.record(name, c.ok, "" if c.ok else failure_text(c.diag))
+            r.record(f"kunit: {s.name}: {c.name}", *case_result(c))
     problems = waited + problems
     total = sum(len(s.cases) for s in suites)
     r.record("kunit: KTAP output complete and every plan met",
