@@ -30,6 +30,7 @@ import test_multifunction  # noqa: E402
 import test_patches  # noqa: E402
 import test_pcitest  # noqa: E402
 import test_peer_failure  # noqa: E402
+import test_reports  # noqa: E402
 import test_soak  # noqa: E402
 import test_teardown  # noqa: E402
 from vlinktest import Results, Stage  # noqa: E402
@@ -123,6 +124,9 @@ def main():
 
     results = Results()
     t0 = time.monotonic()
+    # The checks that judge everything below, on synthetic input: seconds.
+    with Stage("report checks: self test"):
+        test_reports.run(results)
     if not only:
         with Stage("link server tests"):
             server_tests(results, build)

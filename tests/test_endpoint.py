@@ -11,7 +11,7 @@ pci_endpoint_test driver and pcitest on the RC guest.
 import re
 
 from vlinkrig import Rig
-from vlinktest import Abort
+from vlinktest import Abort, check_consoles
 
 CFS = "/sys/kernel/config/pci_ep"
 FUNCS = f"{CFS}/functions/pci_epf_test"
@@ -134,6 +134,7 @@ def run(results, build):
             scenario(results, rig)
         except Abort:
             pass
+        check_consoles(results, rig, "endpoint")
 
 
 def scenario(r, rig):
@@ -144,7 +145,5 @@ def scenario(r, rig):
                                                    rc.wait_shell()))
     configfs_bad_input(r, ep, rc)
     cycles(r, ep, rc)
-    r.no_trouble("endpoint: ep kernel log clean", ep)
-    r.no_trouble("endpoint: rc kernel log clean", rc)
     r.no_leaks("endpoint: ep: no kmemleak leak", ep)
     r.no_leaks("endpoint: rc: no kmemleak leak", rc)

@@ -7,7 +7,7 @@ the link must work again once the endpoint behaves.
 """
 
 from vlinkrig import Rig
-from vlinktest import Abort
+from vlinktest import Abort, check_consoles
 from test_endpoint import bar_tests, shell_ok, wait_probed
 
 # Redirections do not expand globs in busybox sh.
@@ -105,3 +105,4 @@ def run(results, build):
             results.no_trouble("hostile endpoint: EP kernel log clean", ep)
         except Abort:
             pass
+        check_consoles(results, rig, "hostile endpoint")

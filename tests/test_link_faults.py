@@ -21,7 +21,7 @@ Each case runs several times; both consoles stay clean.
 import re
 
 from vlinkrig import Rig, wait_until
-from vlinktest import Abort
+from vlinktest import Abort, check_consoles
 from test_endpoint import shell_ok, wait_probed
 from test_peer_failure import newest_test_device
 
@@ -163,3 +163,4 @@ def run(results, build):
                 link_down(results, rig, ep, rc, n, "rc", "on request")
         except Abort:
             pass
+        check_consoles(results, rig, "link faults")

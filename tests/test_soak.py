@@ -43,7 +43,7 @@ import time
 
 from vlinkrig import Rig, RigError
 from vlinktest import (Abort, EBUSY, EEXIST, EINVAL, ENODEV, ENOENT, ENOSPC,
-                       ENOTEMPTY, EPERM, KMEMLEAK)
+                       ENOTEMPTY, EPERM, KMEMLEAK, check_consoles)
 from test_endpoint import CFS, epc_name, shell_ok
 
 NAMES = [f"s{i}" for i in range(10)]      # ten names for eight numbers
@@ -816,6 +816,7 @@ def run(results, build):
             scenario(results, rig, seed, steps)
         except Abort:
             pass
+        check_consoles(results, rig, f"soak (seed {seed})")
 
 
 def scenario(r, rig, seed, steps):
@@ -873,8 +874,6 @@ def scenario(r, rig, seed, steps):
         if failure is None:
             r.step(f"{tag}: teardown leaves nothing on either side",
                    soak.teardown)
-    r.no_trouble(f"{tag}: ep console clean", ep)
-    r.no_trouble(f"{tag}: rc console clean", rc)
     for g in (ep, rc):
         if baseline[g.role] is not None:
             print(f"soak: kmemleak on {g.role} after boot: "

@@ -13,12 +13,102 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 from vlinkrig import RigError  # noqa: E402
 
-# What a kernel says when something went wrong that a test must not ignore.
-KERNEL_TROUBLE = re.compile(
-    r"(Internal error: Oops|BUG:|WARNING:|Kernel panic|Unable to handle|"
-    r"refcount_t:|INFO: possible .*locking|KASAN|kmemleak: .*new suspected|"
-    r"DMA-API: (?!preallocated|debugging enabled)|"
-    r"list_(add|del) corruption|general protection)")
+# What a kernel says when something went wrong that a test must not ignore,
+# in two kinds.  A header starts a report of its own wherever it appears.
+REPORT_HEADERS = (
+    r"Unable to handle",
+    r"kernel BUG at",
+    r"watchdog: BUG: soft lockup",
+    r"(?<!Oops - )BUG:",                        # not ARM's "Oops - BUG: 0"
+    r"BUG \S+ \([^()\n]*\): ",                  # SLUB's: BUG <cache> (...):
+    r"WARNING:",
+    r"Kernel panic",
+    r"INFO: possible .*locking",
+    r"INFO: trying to register non-static key",
+    r"INFO: task .+ blocked for more than \d+ seconds",
+    r"INFO: rcu_\w+ (?:self-detected stall|detected (?:expedited )?stalls)",
+    r"irq \d+: nobody cared",
+    r"kmemleak: .*new suspected",
+    r"general protection",
+)
+# A message says what went wrong inside a report in progress (a warning's
+# text, the checker's name on its BUG: line, the Oops after "Unable to
+# handle"): it belongs to that report, and is a report of its own only
+# where none is in progress.
+REPORT_MESSAGES = (
+    r"Internal error: Oops",
+    r"refcount_t:",
+    r"KASAN",
+    r"DMA-API: (?!preallocated|debugging enabled)",
+    r"list_(?:add|del) corruption",
+)
+KERNEL_TROUBLE = re.compile("|".join(f"(?:{p})" for p in
+                                     REPORT_HEADERS + REPORT_MESSAGES))
+_HEADER = re.compile("|".join(f"(?:{p})" for p in REPORT_HEADERS))
+# Where a report with a stack trace ends; the DMA-API checker then prints
+# the stack of the mapping it complains about, as part of the same report.
+REPORT_END = re.compile(r"---\[ end trace [0-9a-f]+ \]---[^\n]*(?:\n|$)"
+                        r"(?:DMA-API: Mapped at:\n(?:[ \t][^\n]*\n)*)?")
+# For the free stretches of an excuse (a stack trace): any number of lines
+# none of which says anything KERNEL_TROUBLE matches.
+QUIET_LINES = (rf"(?:(?![^\n]*(?:{KERNEL_TROUBLE.pattern}))[^\n]*\n)*?")
+
+# The first line of every error the DMA-API checker prints (err_printk()
+# in kernel/dma/debug.c): "DMA-API: <driver> <device>: <what>".
+DMA_API_ERROR = re.compile(r"DMA-API: \S+ \S+: ")
+DMA_API_ERROR_COUNT = "/sys/kernel/debug/dma-api/error_count"
+
+
+def kernel_reports(text):
+    """Split console text into the kernel's reports: [(start, end)].
+
+    A report starts at its header (where KERNEL_TROUBLE matches) and ends
+    where the next one starts or at its own end-of-trace line, whichever
+    comes first; one without an end-of-trace line runs to the next report
+    or the end of the text.  A message (REPORT_MESSAGES) inside a report
+    in progress is part of it, so a warning and its text are one report.
+    """
+    starts = []  # [start, where its end-of-trace line ends or None]
+    for m in KERNEL_TROUBLE.finditer(text):
+        if starts and not _HEADER.match(text, m.start()):
+            _, own_end = starts[-1]
+            if own_end is None or m.start() < own_end:
+                continue
+        end = REPORT_END.search(text, m.end())
+        starts.append([m.start(), end.end() if end else None])
+    spans = []
+    for i, (start, own_end) in enumerate(starts):
+        nxt = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+        spans.append((start, nxt if own_end is None else min(own_end, nxt)))
+    return spans
+
+
+def _excuses(known):
+    if known is None:
+        return []
+    if isinstance(known, (str, re.Pattern)):
+        known = [known]
+    return [re.compile(k) if isinstance(k, str) else k for k in known]
+
+
+def unexcused_reports(text, known=None):
+    """The reports in text that no excuse in known accounts for, in order.
+
+    known: a regex, or a list of them, for reports a test expects and
+    explains.  An excuse applies to one report at a time and must match
+    that report's text whole (re.fullmatch), from its header to its end,
+    so it can never reach into the report before or after it.  Write the
+    excuses without re.S and their stack traces as QUIET_LINES.
+    """
+    excuses = _excuses(known)
+    return [text[s:e] for s, e in kernel_reports(text)
+            if not any(x.fullmatch(text, s, e) for x in excuses)]
+
+
+def guest_alive(guest):
+    """The guest's QEMU still runs and its console is open."""
+    return guest.proc is not None and guest.proc.poll() is None and \
+        not guest.closed
 
 
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
@@ -68,21 +158,45 @@ class Results:
     def no_trouble(self, name, guest, since=0, known=None):
         """The guest's kernel said nothing alarming since position since.
 
-        known: a regex for one report a test expects and explains; it must
-        match the text that starts with the report.
+        known: the excuses for reports a test expects and explains, as
+        unexcused_reports() takes them; each excuses one report at a time.
         """
-        text = guest.output(since)
-        skip_to = 0
-        for m in KERNEL_TROUBLE.finditer(text):
-            if m.start() < skip_to:
-                continue
-            k = known and re.match(known, text[m.start():], re.S)
-            if k:
-                skip_to = m.start() + k.end()
-                continue
-            return self.record(name, False,
-                               f"{guest.name} console: {m.group(0)!r}")
-        return self.record(name, True)
+        trouble = unexcused_reports(guest.output(since), known)
+        if not trouble:
+            return self.record(name, True)
+        first = trouble[0].split("\n", 1)[0]
+        more = f" and {len(trouble) - 1} more report(s)" \
+            if len(trouble) > 1 else ""
+        return self.record(name, False,
+                           f"{guest.name} console: {first[:200]!r}{more}")
+
+    def dma_api_errors_shown(self, name, guest):
+        """On the debug kernel: every error the DMA-API checker counted was
+        printed on the console.
+
+        By default the checker prints only its first error of a boot and
+        counts the others in silence; the guests' init asks for all of
+        them, and this catches any that still went unprinted (before init,
+        or on an initramfs without that).  Nothing is recorded on other
+        kernels, which have no DMA-API debugging.
+        """
+        if guest.rig.kvariant != "debug":
+            return True
+        try:
+            status, out = guest.run(f'echo "error_count=$(cat '
+                                    f'{DMA_API_ERROR_COUNT})"', 30)
+        except RigError as e:
+            return self.record(name, False, f"{guest.name}: cannot read "
+                               f"{DMA_API_ERROR_COUNT}: {e}")
+        m = re.search(r"error_count=(\d+)", out)
+        if status or not m:
+            return self.record(name, False, f"{guest.name}: cannot read "
+                               f"{DMA_API_ERROR_COUNT}: {out.strip()!r}")
+        counted = int(m.group(1))
+        printed = len(DMA_API_ERROR.findall(guest.output()))
+        return self.record(name, counted <= printed,
+                           f"{guest.name}: the DMA-API checker counted "
+                           f"{counted} error(s), the console shows {printed}")
 
 
     def no_leaks(self, name, guest):
@@ -102,6 +216,30 @@ class Results:
                            out)
         return self.record(name, status == 0 and not leaks,
                            f"{len(leaks)} leak(s): {out.strip()[:600]!r}")
+
+
+def check_consoles(results, rig, title, known=None):
+    """Every console the rig started, each over its whole life.
+
+    The per-step checks say where a report came from; this one makes sure
+    none falls between them: guests killed on purpose (over the life they
+    had), replacements, and guests no step looked at.  Call it once at the
+    end of the suite's `with Rig(...)` block, while the survivors run: on
+    the debug kernel each of them must also have printed every DMA-API
+    error it counted.
+
+    known: {name: excuses} for the reports expected on a console, keyed by
+    the name the guest was started under (its role unless start_guest()
+    was given a name); excuses as unexcused_reports() takes them.
+    """
+    known = known or {}
+    for guest in rig.guests:
+        short = guest.name[len(rig.name) + 1:]
+        results.no_trouble(f"{title}: {short} console clean over its whole "
+                           "life", guest, known=known.get(short))
+        if guest_alive(guest):
+            results.dma_api_errors_shown(f"{title}: {short}: every DMA-API "
+                                         "error printed", guest)
 
 
 class Abort(Exception):
