@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/pci-epf.h>
+#include <linux/workqueue.h>
 
 struct pci_epc;
 
@@ -176,6 +177,8 @@ struct pci_epc_mem {
  * @lock: serialises the callbacks in @ops and protects @ops itself
  * @function_num_map: physical function numbers in use
  * @notifier: chain for pci_epc_register_notifier(); process context only
+ * @event_work: delivers the events a controller reported in atomic context
+ * @deferred: bits of the events waiting for @event_work
  */
 struct pci_epc {
 	struct device			dev;
@@ -198,6 +201,8 @@ struct pci_epc {
 
 	struct config_group		*group;
 	struct blocking_notifier_head	notifier;
+	struct work_struct		event_work;
+	unsigned long			deferred;
 };
 
 /**

@@ -135,6 +135,8 @@ struct pci_epf_driver {
  * @size: size of the BAR in bytes
  * @barno: which BAR this is
  * @flags: PCI_BASE_ADDRESS_* flags for the BAR
+ * @keep: set by a controller's clear_bar() when the host may still reach
+ *	  the memory; pci_epf_free_space() then keeps (leaks) it
  */
 struct pci_epf_bar {
 	dma_addr_t	phys_addr;
@@ -142,6 +144,7 @@ struct pci_epf_bar {
 	size_t		size;
 	enum pci_barno	barno;
 	int		flags;
+	bool		keep;
 };
 
 /**

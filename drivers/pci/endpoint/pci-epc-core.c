@@ -810,23 +810,56 @@ static void pci_epc_send_event(struct pci_epc *epc, enum pci_epc_event event)
 	mutex_unlock(&epc->list_lock);
 }
 
+/*
+ * Controllers report init and link up from their interrupt handlers (DRA7
+ * and Layerscape do), as 6.1's atomic notifier let them: there the event is
+ * handed to a worker, since the handlers and the notifier chain may sleep.
+ */
+static bool pci_epc_defer_event(struct pci_epc *epc, enum pci_epc_event event)
+{
+	if (in_task() && !irqs_disabled())
+		return false;
+	set_bit(event, &epc->deferred);
+	schedule_work(&epc->event_work);
+	return true;
+}
+
+static void pci_epc_notify(struct pci_epc *epc, enum pci_epc_event event)
+{
+	unsigned long action = event == PCI_EPC_EVENT_CORE_INIT ? CORE_INIT :
+			       LINK_UP;
+
+	blocking_notifier_call_chain(&epc->notifier, action, NULL);
+	pci_epc_send_event(epc, event);
+}
+
+static void pci_epc_event_work(struct work_struct *work)
+{
+	struct pci_epc *epc = container_of(work, struct pci_epc, event_work);
+
+	/* Init before link up, as a controller reports them. */
+	if (test_and_clear_bit(PCI_EPC_EVENT_CORE_INIT, &epc->deferred))
+		pci_epc_notify(epc, PCI_EPC_EVENT_CORE_INIT);
+	if (test_and_clear_bit(PCI_EPC_EVENT_LINK_UP, &epc->deferred))
+		pci_epc_notify(epc, PCI_EPC_EVENT_LINK_UP);
+}
+
 /**
  * pci_epc_init_notify() - report that the controller core can be programmed
  * @epc: the controller
  *
  * For controllers with &struct pci_epc_features.core_init_notifier: calls
  * the notifier chain with CORE_INIT, then each bound function's
- * &struct pci_epc_event_ops.core_init. Process context only, and not from
- * inside a controller callback.
+ * &struct pci_epc_event_ops.core_init. Not from inside a controller
+ * callback. From interrupt context (or with interrupts off) the event is
+ * delivered by a worker soon after.
  */
 void pci_epc_init_notify(struct pci_epc *epc)
 {
-	if (IS_ERR_OR_NULL(epc))
+	if (IS_ERR_OR_NULL(epc) ||
+	    pci_epc_defer_event(epc, PCI_EPC_EVENT_CORE_INIT))
 		return;
-
-	might_sleep();
-	blocking_notifier_call_chain(&epc->notifier, CORE_INIT, NULL);
-	pci_epc_send_event(epc, PCI_EPC_EVENT_CORE_INIT);
+	pci_epc_notify(epc, PCI_EPC_EVENT_CORE_INIT);
 }
 EXPORT_SYMBOL_GPL(pci_epc_init_notify);
 
@@ -835,17 +868,16 @@ EXPORT_SYMBOL_GPL(pci_epc_init_notify);
  * @epc: the controller
  *
  * Calls the notifier chain with LINK_UP, then each bound function's
- * &struct pci_epc_event_ops.link_up. Process context only, and not from
- * inside a controller callback.
+ * &struct pci_epc_event_ops.link_up. Not from inside a controller
+ * callback. From interrupt context (or with interrupts off) the event is
+ * delivered by a worker soon after.
  */
 void pci_epc_linkup(struct pci_epc *epc)
 {
-	if (IS_ERR_OR_NULL(epc))
+	if (IS_ERR_OR_NULL(epc) ||
+	    pci_epc_defer_event(epc, PCI_EPC_EVENT_LINK_UP))
 		return;
-
-	might_sleep();
-	blocking_notifier_call_chain(&epc->notifier, LINK_UP, NULL);
-	pci_epc_send_event(epc, PCI_EPC_EVENT_LINK_UP);
+	pci_epc_notify(epc, PCI_EPC_EVENT_LINK_UP);
 }
 EXPORT_SYMBOL_GPL(pci_epc_linkup);
 
@@ -932,6 +964,8 @@ void pci_epc_destroy(struct pci_epc *epc)
 
 	pci_ep_cfs_remove_epc_group(epc->group);
 	epc->group = NULL;
+	/* The controller reports no more events: deliver none late. */
+	cancel_work_sync(&epc->event_work);
 
 	pci_epc_detach_all(epc, PRIMARY_INTERFACE);
 	pci_epc_detach_all(epc, SECONDARY_INTERFACE);
@@ -989,6 +1023,7 @@ struct pci_epc *__pci_epc_create(struct device *dev,
 	INIT_LIST_HEAD(&epc->pci_epf);
 	INIT_LIST_HEAD(&epc->sec_pci_epf);
 	BLOCKING_INIT_NOTIFIER_HEAD(&epc->notifier);
+	INIT_WORK(&epc->event_work, pci_epc_event_work);
 	epc->ops = ops;
 	epc->owner = ops->owner ? ops->owner : owner;
 

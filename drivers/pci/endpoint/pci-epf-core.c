@@ -78,7 +78,8 @@ static void pci_epf_drop_notifier(struct pci_epf *epf)
  * Free BAR memory the driver left behind after a failed bind() (drivers
  * tend to return early without undoing their allocations) or after its
  * unbind(). Otherwise the next bind() could not allocate those BARs again
- * and the memory would be lost.
+ * and the memory would be lost. The controller may still present the BAR
+ * to the host: it is cleared there first.
  */
 static void pci_epf_reclaim_bars(struct pci_epf *epf)
 {
@@ -88,6 +89,8 @@ static void pci_epf_reclaim_bars(struct pci_epf *epf)
 		if (epf->epc && epf->bar[bar].addr) {
 			dev_warn(&epf->dev, "freeing BAR%d left by the driver\n",
 				 bar);
+			pci_epc_clear_bar(epf->epc, epf->func_no,
+					  epf->vfunc_no, &epf->bar[bar]);
 			pci_epf_free_space(epf, epf->bar[bar].addr, bar,
 					   PRIMARY_INTERFACE);
 		}
@@ -95,6 +98,9 @@ static void pci_epf_reclaim_bars(struct pci_epf *epf)
 			dev_warn(&epf->dev,
 				 "freeing secondary BAR%d left by the driver\n",
 				 bar);
+			pci_epc_clear_bar(epf->sec_epc, epf->sec_epc_func_no,
+					  epf->vfunc_no,
+					  &epf->sec_epc_bar[bar]);
 			pci_epf_free_space(epf, epf->sec_epc_bar[bar].addr, bar,
 					   SECONDARY_INTERFACE);
 		}
@@ -502,8 +508,13 @@ void pci_epf_free_space(struct pci_epf *epf, void *addr, enum pci_barno bar,
 		return;
 	}
 
-	dma_free_coherent(epc->dev.parent, bars[bar].size, addr,
-			  bars[bar].phys_addr);
+	/* A stray host write into freed memory would corrupt whoever has it. */
+	if (bars[bar].keep)
+		dev_err(&epf->dev, "BAR%d: the host may still write its %zu bytes at %pad: kept, not freed\n",
+			bar, bars[bar].size, &bars[bar].phys_addr);
+	else
+		dma_free_coherent(epc->dev.parent, bars[bar].size, addr,
+				  bars[bar].phys_addr);
 	memset(&bars[bar], 0, sizeof(bars[bar]));
 }
 EXPORT_SYMBOL_GPL(pci_epf_free_space);

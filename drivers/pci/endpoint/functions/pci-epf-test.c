@@ -19,6 +19,7 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/overflow.h>
 #include <linux/pci-epc.h>
 #include <linux/pci-epf.h>
 #include <linux/random.h>
@@ -205,7 +206,8 @@ static int epf_test_window_open(struct epf_test *t, u64 pci_addr, size_t len,
 	int ret;
 
 	w->offset = pci_addr - base;
-	w->span = w->offset + len;
+	if (check_add_overflow(w->offset, len, &w->span))
+		return -EINVAL;
 	w->virt = pci_epc_mem_alloc_addr(epc, &w->phys, w->span);
 	if (!w->virt)
 		return -ENOMEM;

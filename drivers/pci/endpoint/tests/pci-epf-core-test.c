@@ -6,8 +6,10 @@
  */
 
 #include <linux/err.h>
+#include <linux/irqflags.h>
 #include <linux/notifier.h>
 #include <linux/sizes.h>
+#include <linux/workqueue.h>
 
 #include "pci-ep-kunit.h"
 
@@ -286,6 +288,33 @@ static void epk_bind_events(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, epk_notified, 2);
 }
 
+/* 6.1's controllers report init and link up from interrupt handlers. */
+static void epk_bind_events_atomic(struct kunit *test)
+{
+	struct epk_bind *b = test->priv;
+	struct pci_epc *epc = b->k->epc;
+
+	KUNIT_ASSERT_EQ(test, pci_epc_add_epf(epc, b->epf, PRIMARY_INTERFACE),
+			0);
+	KUNIT_ASSERT_EQ(test, pci_epf_bind(b->epf), 0);
+	b->epf->nb.notifier_call = epk_notify;
+	KUNIT_ASSERT_EQ(test, pci_epc_register_notifier(epc, &b->epf->nb), 0);
+	epk_notified = 0;
+
+	local_irq_disable();
+	pci_epc_init_notify(epc);
+	pci_epc_linkup(epc);
+	local_irq_enable();
+	/* nothing that may sleep ran with interrupts off */
+	KUNIT_EXPECT_EQ(test, b->fn->events[EPK_CORE_INIT], 0U);
+	KUNIT_EXPECT_EQ(test, b->fn->events[EPK_LINK_UP], 0U);
+	flush_work(&epc->event_work);
+	KUNIT_EXPECT_EQ(test, b->fn->events[EPK_CORE_INIT], 1U);
+	KUNIT_EXPECT_EQ(test, b->fn->events[EPK_LINK_UP], 1U);
+	KUNIT_EXPECT_EQ(test, epk_notified, 1);
+	pci_epf_unbind(b->epf);
+}
+
 static void epk_bind_virtual_functions(struct kunit *test)
 {
 	struct epk_bind *b = test->priv;
@@ -362,6 +391,7 @@ static struct kunit_case epk_bind_cases[] = {
 	KUNIT_CASE(epk_bind_failure),
 	KUNIT_CASE(epk_bind_unbind_reclaims),
 	KUNIT_CASE(epk_bind_events),
+	KUNIT_CASE(epk_bind_events_atomic),
 	KUNIT_CASE(epk_bind_virtual_functions),
 	{ }
 };
