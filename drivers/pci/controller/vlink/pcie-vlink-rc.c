@@ -22,41 +22,59 @@
 #include <linux/irq.h>
 #include <linux/irqchip/chained_irq.h>
 #include <linux/irqdomain.h>
+#include <linux/kref.h>
 #include <linux/msi.h>
 #include <linux/of.h>
 #include <linux/pci.h>
+#include <linux/slab.h>
 
 #include "vlink.h"
 
 #define VLINK_RC_CFG_EMULATED	0x100	/* beyond it, config space reads 0 */
 #define VLINK_RC_MAX_CAPS	48
+#define VLINK_INTX_BITS		(4 * VLINK_MAX_FUNCTIONS)
 
 /**
  * struct vlink_rc_fn - the root complex's view of one endpoint function
  * @present: the function answers config cycles
- * @cfg: its config space image in the link shm
- * @bar_size: size of each BAR, 0 when not implemented
- * @bar_reg: the value each BAR register reads back (sizing included)
+ * @shm_cfg: its config space image in the link shm, where host writes go
+ * @cfg: our copy of that image, validated once; every read is served here
  * @wmask: which bits of each config byte the host may write
+ * @bar_size: size of each BAR, 0 when not implemented
+ * @bar_reg: the value each BAR register holds: address and flags
+ * @bar_sizing: the host wrote all ones to the BAR: it reads the size mask
  */
 struct vlink_rc_fn {
 	bool present;
-	u8 *cfg;
+	u8 *shm_cfg;
+	u8 cfg[VLINK_RC_CFG_EMULATED];
+	u8 wmask[VLINK_RC_CFG_EMULATED];
 	u64 bar_size[PCI_STD_NUM_BARS];
 	u32 bar_reg[PCI_STD_NUM_BARS];
-	u8 wmask[VLINK_RC_CFG_EMULATED];
+	bool bar_sizing[PCI_STD_NUM_BARS];
 };
 
 /**
  * struct vlink_rc - one root-complex link
  * @vl: the link
+ * @ref: held by the driver binding and by a queued or running @scan_work;
+ *       the scan worker may still wait for the PCI rescan lock after the
+ *       driver is gone (whoever removes our device may hold that lock)
  * @bridge: our host bridge
  * @bus: its root bus
  * @busn: the bus number range of the root bus
  * @lock: protects @fn against config cycles (which run under pci_lock)
  * @fn: the functions behind the link
- * @scan_lock: serialises scanning and removal
+ * @stage: a function being loaded, before it replaces its @fn entry
+ * @scan_work: follows the endpoint: scans, withdraws and removes functions
+ * @scan_lock: serialises scanning, removal and @dying
+ * @dying: the driver is going away: the scan worker must not touch the bus
  * @enumerated: the bus holds the endpoint's functions
+ * @stretch: the link layer's count of peer ups while the peer is alive,
+ *           else 0: which stretch of link the scan worker follows
+ * @acked_stretch: the stretch of the generation we acknowledged
+ * @acked_gen: the endpoint generation we acknowledged
+ * @seen: the functions we present, as published in our side area
  * @msi_inner: the domain of the pending-bitmap bits
  * @msi_domain: the PCI/MSI domain on top of it, the bus's MSI domain
  * @intx_domain: INTA..INTD of the root bus
@@ -66,13 +84,21 @@ struct vlink_rc_fn {
  */
 struct vlink_rc {
 	struct vlink *vl;
+	struct kref ref;
 	struct pci_host_bridge *bridge;
 	struct pci_bus *bus;
 	struct resource busn;
 	raw_spinlock_t lock;
 	struct vlink_rc_fn fn[VLINK_MAX_FUNCTIONS];
-	struct mutex scan_lock;		/* scanning and removal */
+	struct vlink_rc_fn stage;
+	struct work_struct scan_work;
+	struct mutex scan_lock;		/* scanning, removal, @dying */
+	bool dying;
 	bool enumerated;
+	u32 stretch;
+	u32 acked_stretch;
+	u32 acked_gen;
+	u32 seen;
 	struct irq_domain *msi_inner;
 	struct irq_domain *msi_domain;
 	struct irq_domain *intx_domain;
@@ -80,8 +106,6 @@ struct vlink_rc {
 	unsigned long msi_used[BITS_TO_LONGS(VLINK_IRQ_BITS)];
 	struct notifier_block add_nb;
 };
-
-#define VLINK_INTX_BITS		(4 * VLINK_MAX_FUNCTIONS)
 
 /* Config space emulation */
 
@@ -94,26 +118,23 @@ static struct vlink_rc_fn *vlink_rc_fn(struct vlink_rc *rc,
 	return &rc->fn[devfn];
 }
 
-static u32 vlink_rc_read_byte(struct vlink_rc *rc, struct vlink_rc_fn *f,
-			      unsigned int where)
+/* Is this BAR register the upper half of the 64-bit BAR below it? */
+static bool vlink_rc_bar_upper(const struct vlink_rc_fn *f, unsigned int bar)
 {
-	u8 v;
+	return bar && f->bar_size[bar - 1] &&
+	       (f->bar_reg[bar - 1] & PCI_BASE_ADDRESS_MEM_TYPE_64);
+}
 
-	if (where >= PCI_BASE_ADDRESS_0 && where <= PCI_BASE_ADDRESS_5 + 3) {
-		unsigned int bar = (where - PCI_BASE_ADDRESS_0) / 4;
+static u32 vlink_rc_bar_read(const struct vlink_rc_fn *f, unsigned int bar)
+{
+	u64 size = f->bar_size[bar];
 
-		return (f->bar_reg[bar] >> (8 * (where & 3))) & 0xff;
-	}
-	/* No expansion ROM, and nothing beyond the emulated space. */
-	if ((where >= PCI_ROM_ADDRESS && where < PCI_ROM_ADDRESS + 4) ||
-	    where >= VLINK_RC_CFG_EMULATED)
-		return 0;
-	v = READ_ONCE(f->cfg[where]);
-	/* Function 0 says it is multi-function when others are there. */
-	if (where == PCI_HEADER_TYPE && f == &rc->fn[0] &&
-	    (READ_ONCE(rc->vl->other->func_mask) & ~1u))
-		v |= 0x80;
-	return v;
+	if (!f->bar_sizing[bar])
+		return f->bar_reg[bar];
+	if (size)
+		return (lower_32_bits(~(size - 1)) & PCI_BASE_ADDRESS_MEM_MASK) |
+		       (f->bar_reg[bar] & ~PCI_BASE_ADDRESS_MEM_MASK);
+	return upper_32_bits(~(f->bar_size[bar - 1] - 1));
 }
 
 static int vlink_rc_read(struct pci_bus *bus, unsigned int devfn, int where,
@@ -132,29 +153,37 @@ static int vlink_rc_read(struct pci_bus *bus, unsigned int devfn, int where,
 		PCI_SET_ERROR_RESPONSE(val);
 		return PCIBIOS_DEVICE_NOT_FOUND;
 	}
-	for (i = 0; i < size; i++)
-		v |= vlink_rc_read_byte(rc, f, where + i) << (8 * i);
+	for (i = 0; i < size; i++) {
+		unsigned int at = where + i;
+		u32 b = 0;
+
+		if (at >= PCI_BASE_ADDRESS_0 && at <= PCI_BASE_ADDRESS_5 + 3)
+			b = vlink_rc_bar_read(f, (at - PCI_BASE_ADDRESS_0) / 4) >>
+			    (8 * (at & 3));
+		else if (at < VLINK_RC_CFG_EMULATED)
+			b = f->cfg[at];
+		v |= (b & 0xff) << (8 * i);
+	}
 	raw_spin_unlock_irqrestore(&rc->lock, flags);
 	*val = v;
 	return PCIBIOS_SUCCESSFUL;
 }
 
+/*
+ * The translation behind a BAR is fixed where the endpoint's memory is:
+ * the address reads back as we placed it, except while the host sizes it.
+ */
 static void vlink_rc_write_bar(struct vlink_rc_fn *f, unsigned int bar,
 			       unsigned int shift, u32 mask, u32 val)
 {
-	u32 reg = (f->bar_reg[bar] & ~(mask << shift)) | ((val & mask) << shift);
+	u32 cur = vlink_rc_bar_read(f, bar);
+	u32 reg = (cur & ~(mask << shift)) | ((val & mask) << shift);
 	u64 size = f->bar_size[bar];
+	u32 ones = size ? lower_32_bits(~(size - 1)) & PCI_BASE_ADDRESS_MEM_MASK :
+			  ~0u;
 
-	if (size) {
-		/* The low bits are the size and the type: read-only. */
-		reg = (reg & ~((u32)size - 1)) | (f->bar_reg[bar] & 0xf);
-	} else if (bar && (f->bar_reg[bar - 1] & PCI_BASE_ADDRESS_MEM_TYPE_64) &&
-		   f->bar_size[bar - 1]) {
-		/* Upper half of a 64-bit BAR below 4 GiB: any value sticks. */
-	} else {
-		reg = 0;
-	}
-	f->bar_reg[bar] = reg;
+	f->bar_sizing[bar] = (size || vlink_rc_bar_upper(f, bar)) &&
+			     (reg & ones) == ones;
 }
 
 static int vlink_rc_write(struct pci_bus *bus, unsigned int devfn, int where,
@@ -178,11 +207,15 @@ static int vlink_rc_write(struct pci_bus *bus, unsigned int devfn, int where,
 				   8 * (where & 3), mask, val);
 	} else {
 		for (i = 0; i < size && where + i < VLINK_RC_CFG_EMULATED; i++) {
-			u8 m = f->wmask[where + i], b = val >> (8 * i);
+			unsigned int at = where + i;
+			u8 m = f->wmask[at], b = val >> (8 * i);
 
-			if (m)
-				WRITE_ONCE(f->cfg[where + i],
-					   (f->cfg[where + i] & ~m) | (b & m));
+			if (!m)
+				continue;
+			f->cfg[at] = (f->cfg[at] & ~m) | (b & m);
+			/* The endpoint acts on these: forward them. */
+			WRITE_ONCE(f->shm_cfg[at],
+				   (READ_ONCE(f->shm_cfg[at]) & ~m) | (b & m));
 		}
 	}
 	raw_spin_unlock_irqrestore(&rc->lock, flags);
@@ -196,6 +229,26 @@ static struct pci_ops vlink_rc_pci_ops = {
 	.write = vlink_rc_write,
 };
 
+/* Loading a function: the endpoint's image is copied once, then judged */
+
+#define vlink_rc_refuse(rc, fn, fmt, ...)				\
+	({								\
+		dev_err(&(rc)->vl->pdev->dev,				\
+			"function %u: " fmt ", function refused\n",	\
+			fn, ##__VA_ARGS__);				\
+		-EINVAL;						\
+	})
+
+static u16 vlink_rc_cfg16(const struct vlink_rc_fn *f, unsigned int where)
+{
+	return f->cfg[where] | f->cfg[where + 1] << 8;
+}
+
+static u32 vlink_rc_cfg32(const struct vlink_rc_fn *f, unsigned int where)
+{
+	return vlink_rc_cfg16(f, where) | vlink_rc_cfg16(f, where + 2) << 16;
+}
+
 static void vlink_rc_set_wmask(struct vlink_rc_fn *f, unsigned int where,
 			       unsigned int bytes, u32 mask)
 {
@@ -205,54 +258,199 @@ static void vlink_rc_set_wmask(struct vlink_rc_fn *f, unsigned int where,
 		f->wmask[where + i] = mask >> (8 * i);
 }
 
-static int vlink_rc_check_ids(struct vlink_rc *rc, struct vlink_rc_fn *f,
-			      unsigned int fn)
+static int vlink_rc_check_header(struct vlink_rc *rc, struct vlink_rc_fn *f,
+				 unsigned int fn, bool multi)
 {
-	u16 vendor = f->cfg[PCI_VENDOR_ID] | f->cfg[PCI_VENDOR_ID + 1] << 8;
+	u16 vendor = vlink_rc_cfg16(f, PCI_VENDOR_ID);
+	u8 type = f->cfg[PCI_HEADER_TYPE] & PCI_HEADER_TYPE_MASK;
 
-	if (vendor != VLINK_VENDOR_ID_RETRY)
-		return 0;
-	dev_err(&rc->vl->pdev->dev, "function %u: vendor ID %#06x would read as a retried request, function refused\n",
-		fn, vendor);
-	return -EINVAL;
-}
+	if (vendor == VLINK_VENDOR_ID_RETRY)
+		return vlink_rc_refuse(rc, fn, "vendor ID %#06x would read as a retried request",
+				       vendor);
+	if (type != PCI_HEADER_TYPE_NORMAL)
+		return vlink_rc_refuse(rc, fn, "header type %u is not an endpoint's",
+				       type);
+	/* Function 0 says it is multi-function when others are there. */
+	f->cfg[PCI_HEADER_TYPE] = multi ? 0x80 : 0;
+	/* BARs are emulated, there is no expansion ROM, no Cardbus CIS. */
+	memset(f->cfg + PCI_BASE_ADDRESS_0, 0, PCI_CARDBUS_CIS + 4 -
+	       PCI_BASE_ADDRESS_0);
+	memset(f->cfg + PCI_ROM_ADDRESS, 0, 4);
 
-/*
- * Which bits the host may write: the usual header fields, and in the MSI and
- * MSI-X capabilities what a host programs.  The capability list comes from
- * the endpoint, so it is walked with suspicion.
- */
-static int vlink_rc_build_wmask(struct vlink_rc *rc, struct vlink_rc_fn *f,
-				unsigned int fn)
-{
-	struct device *dev = &rc->vl->pdev->dev;
-	unsigned int pos, n = 0;
-	u16 ctrl;
-
-	memset(f->wmask, 0, sizeof(f->wmask));
 	vlink_rc_set_wmask(f, PCI_COMMAND, 2, PCI_COMMAND_IO |
 			   PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER |
 			   PCI_COMMAND_PARITY | PCI_COMMAND_SERR |
 			   PCI_COMMAND_INTX_DISABLE);
 	vlink_rc_set_wmask(f, PCI_CACHE_LINE_SIZE, 2, 0xffff);
 	vlink_rc_set_wmask(f, PCI_INTERRUPT_LINE, 1, 0xff);
+	return 0;
+}
 
-	if (!(f->cfg[PCI_STATUS] & PCI_STATUS_CAP_LIST))
-		return 0;
-	for (pos = f->cfg[PCI_CAPABILITY_LIST]; pos; pos = f->cfg[pos + 1]) {
-		if (pos < PCI_STD_HEADER_SIZEOF || pos > 0xf0 || (pos & 3) ||
-		    ++n > VLINK_RC_MAX_CAPS) {
-			dev_err(dev, "function %u: capability list broken at %#x, function refused\n",
-				fn, pos);
-			return -EINVAL;
+/*
+ * Present the function's BARs as assigned: the PCI address of a BAR is
+ * where its memory shows through the window onto the endpoint's RAM.
+ */
+static int vlink_rc_place_bars(struct vlink_rc *rc, struct vlink_rc_fn *f,
+			       const struct vlink_func_desc *desc,
+			       unsigned int fn)
+{
+	struct vlink *vl = rc->vl;
+	unsigned int bar;
+
+	for (bar = 0; bar < PCI_STD_NUM_BARS; bar++) {
+		u64 phys = le64_to_cpu(desc->bar[bar].phys);
+		u64 size = le64_to_cpu(desc->bar[bar].size);
+		u32 flags = le32_to_cpu(desc->bar[bar].flags);
+		u64 off = phys - vl->peer_ram_base;
+		u64 addr = vl->win_phys + off;
+
+		if (!size)
+			continue;
+		if (!is_power_of_2(size) || size < 16 || size > SZ_1G ||
+		    phys < vl->peer_ram_base || off >= vl->win_size ||
+		    size > vl->win_size - off || !IS_ALIGNED(addr, size) ||
+		    (flags & PCI_BASE_ADDRESS_SPACE_IO) ||
+		    ((flags & PCI_BASE_ADDRESS_MEM_TYPE_64) &&
+		     bar == PCI_STD_NUM_BARS - 1))
+			return vlink_rc_refuse(rc, fn,
+					       "BAR%u %#llx+%#llx flags %#x is not a BAR this link can present",
+					       bar, phys, size, flags);
+		f->bar_size[bar] = size;
+		f->bar_reg[bar] = lower_32_bits(addr) |
+				  (flags & (PCI_BASE_ADDRESS_MEM_TYPE_MASK |
+					    PCI_BASE_ADDRESS_MEM_PREFETCH));
+		if (flags & PCI_BASE_ADDRESS_MEM_TYPE_64)
+			f->bar_reg[++bar] = upper_32_bits(addr);
+	}
+	return 0;
+}
+
+static u64 vlink_rc_bar_addr(const struct vlink_rc_fn *f, unsigned int bar)
+{
+	u64 addr = f->bar_reg[bar] & PCI_BASE_ADDRESS_MEM_MASK;
+
+	if (f->bar_reg[bar] & PCI_BASE_ADDRESS_MEM_TYPE_64)
+		addr |= (u64)f->bar_reg[bar + 1] << 32;
+	return addr;
+}
+
+/* Two BARs on one piece of memory would be two windows onto one target. */
+static int vlink_rc_check_overlap(struct vlink_rc *rc, struct vlink_rc_fn *f,
+				  unsigned int fn)
+{
+	unsigned int bar, other, ofn;
+
+	for (bar = 0; bar < PCI_STD_NUM_BARS; bar++) {
+		u64 a = vlink_rc_bar_addr(f, bar), as = f->bar_size[bar];
+
+		if (!as)
+			continue;
+		for (ofn = 0; ofn <= fn; ofn++) {
+			struct vlink_rc_fn *o = ofn == fn ? f : &rc->fn[ofn];
+
+			if (!o->present && o != f)
+				continue;
+			for (other = 0; other < PCI_STD_NUM_BARS; other++) {
+				u64 b = vlink_rc_bar_addr(o, other);
+				u64 bs = o->bar_size[other];
+
+				if (!bs || (o == f && other == bar))
+					continue;
+				if (a < b + bs && b < a + as)
+					return vlink_rc_refuse(rc, fn,
+							       "BAR%u overlaps BAR%u of function %u",
+							       bar, other, ofn);
+			}
 		}
-		ctrl = f->cfg[pos + 2] | f->cfg[pos + 3] << 8;
-		switch (f->cfg[pos]) {
+	}
+	return 0;
+}
+
+/* A capability must lie in the header space, and be whole there. */
+static unsigned int vlink_rc_cap_len(const struct vlink_rc_fn *f,
+				     unsigned int pos)
+{
+	u16 ctrl = vlink_rc_cfg16(f, pos + PCI_CAP_FLAGS);
+
+	switch (f->cfg[pos + PCI_CAP_LIST_ID]) {
+	case PCI_CAP_ID_MSI:
+		if (ctrl & PCI_MSI_FLAGS_MASKBIT)
+			return ctrl & PCI_MSI_FLAGS_64BIT ? 24 : 20;
+		return ctrl & PCI_MSI_FLAGS_64BIT ? 14 : 10;
+	case PCI_CAP_ID_MSIX:
+		return PCI_CAP_MSIX_SIZEOF;
+	default:
+		return 2;
+	}
+}
+
+/* The MSI-X table and PBA must lie inside a BAR the function has. */
+static int vlink_rc_check_msix(struct vlink_rc *rc, struct vlink_rc_fn *f,
+			       unsigned int fn, unsigned int pos)
+{
+	unsigned int nr = (vlink_rc_cfg16(f, pos + PCI_MSIX_FLAGS) &
+			   PCI_MSIX_FLAGS_QSIZE) + 1;
+	static const char *const what[] = { "table", "PBA" };
+	u32 reg[2] = {
+		vlink_rc_cfg32(f, pos + PCI_MSIX_TABLE),
+		vlink_rc_cfg32(f, pos + PCI_MSIX_PBA),
+	};
+	u64 len[2] = {
+		(u64)nr * PCI_MSIX_ENTRY_SIZE,
+		BITS_TO_U64(nr) * sizeof(u64),
+	};
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		unsigned int bir = reg[i] & PCI_MSIX_TABLE_BIR;
+		u64 off = reg[i] & PCI_MSIX_TABLE_OFFSET;
+
+		if (bir >= PCI_STD_NUM_BARS || !f->bar_size[bir] ||
+		    off > f->bar_size[bir] || len[i] > f->bar_size[bir] - off)
+			return vlink_rc_refuse(rc, fn,
+					       "MSI-X %s BAR%u+%#llx (%llu bytes) is not inside a BAR",
+					       what[i], bir, off, len[i]);
+	}
+	return 0;
+}
+
+/*
+ * Which bits the host may write in the capabilities: what a host programs
+ * in MSI and MSI-X.  The list comes from the endpoint, so it is walked with
+ * suspicion.
+ */
+static int vlink_rc_check_caps(struct vlink_rc *rc, struct vlink_rc_fn *f,
+			       unsigned int fn)
+{
+	unsigned int pos, len, n = 0;
+	bool msi = false, msix = false;
+	u16 ctrl;
+	int ret;
+
+	if (!(vlink_rc_cfg16(f, PCI_STATUS) & PCI_STATUS_CAP_LIST))
+		return 0;
+	for (pos = f->cfg[PCI_CAPABILITY_LIST]; pos;
+	     pos = f->cfg[pos + PCI_CAP_LIST_NEXT]) {
+		if (pos < PCI_STD_HEADER_SIZEOF || (pos & 3) ||
+		    ++n > VLINK_RC_MAX_CAPS)
+			return vlink_rc_refuse(rc, fn, "capability list broken at %#x",
+					       pos);
+		len = vlink_rc_cap_len(f, pos);
+		if (pos + len > VLINK_RC_CFG_EMULATED)
+			return vlink_rc_refuse(rc, fn,
+					       "capability at %#x, %u bytes, leaves the header space",
+					       pos, len);
+		ctrl = vlink_rc_cfg16(f, pos + PCI_CAP_FLAGS);
+		switch (f->cfg[pos + PCI_CAP_LIST_ID]) {
 		case PCI_CAP_ID_MSI: {
 			bool is64 = ctrl & PCI_MSI_FLAGS_64BIT;
 			unsigned int data = pos + (is64 ? PCI_MSI_DATA_64 :
 						   PCI_MSI_DATA_32);
 
+			if (msi)
+				return vlink_rc_refuse(rc, fn, "second MSI capability at %#x",
+						       pos);
+			msi = true;
 			vlink_rc_set_wmask(f, pos + PCI_MSI_FLAGS, 1,
 					   PCI_MSI_FLAGS_ENABLE |
 					   PCI_MSI_FLAGS_QSIZE);
@@ -266,6 +464,13 @@ static int vlink_rc_build_wmask(struct vlink_rc *rc, struct vlink_rc_fn *f,
 			break;
 		}
 		case PCI_CAP_ID_MSIX:
+			if (msix)
+				return vlink_rc_refuse(rc, fn, "second MSI-X capability at %#x",
+						       pos);
+			msix = true;
+			ret = vlink_rc_check_msix(rc, f, fn, pos);
+			if (ret)
+				return ret;
 			vlink_rc_set_wmask(f, pos + PCI_MSIX_FLAGS + 1, 1,
 					   (PCI_MSIX_FLAGS_ENABLE |
 					    PCI_MSIX_FLAGS_MASKALL) >> 8);
@@ -276,76 +481,47 @@ static int vlink_rc_build_wmask(struct vlink_rc *rc, struct vlink_rc_fn *f,
 }
 
 /*
- * Present the function's BARs as assigned: the PCI address of a BAR is
- * where its memory shows through the window onto the endpoint's RAM.
+ * Copy one function's image and descriptors out of the shared memory,
+ * once, and judge the copy: the endpoint may rewrite the original at any
+ * time, and nothing of it is read again.
  */
-static int vlink_rc_place_bars(struct vlink_rc *rc, struct vlink_rc_fn *f,
-			       const struct vlink_func_desc *desc,
-			       unsigned int fn)
+static int vlink_rc_load_function(struct vlink_rc *rc, struct vlink_rc_fn *f,
+				  unsigned int fn, u32 mask)
 {
 	struct vlink *vl = rc->vl;
-	struct device *dev = &vl->pdev->dev;
-	unsigned int bar;
+	struct vlink_func_desc desc;
+	int ret;
 
-	for (bar = 0; bar < PCI_STD_NUM_BARS; bar++) {
-		u64 phys = READ_ONCE(desc->bar[bar].phys);
-		u64 size = READ_ONCE(desc->bar[bar].size);
-		u32 flags = READ_ONCE(desc->bar[bar].flags);
-		u64 off = phys - vl->peer_ram_base;
-		u64 addr = vl->win_phys + off;
+	memset(f, 0, sizeof(*f));
+	f->shm_cfg = vl->shm + VLINK_CFG_OFFSET + fn * VLINK_CFG_SIZE;
+	if (!(mask & BIT(fn)))
+		return -ENODEV;
+	memcpy(f->cfg, f->shm_cfg, sizeof(f->cfg));
+	memcpy(&desc, vl->shm + VLINK_FUNC_OFFSET + fn * VLINK_FUNC_STRIDE,
+	       sizeof(desc));
 
-		f->bar_size[bar] = 0;
-		if (!size) {
-			/* Keep the upper half of a 64-bit BAR below. */
-			if (!bar || !(f->bar_reg[bar - 1] &
-				      PCI_BASE_ADDRESS_MEM_TYPE_64))
-				f->bar_reg[bar] = 0;
-			continue;
-		}
-		if (!is_power_of_2(size) || size < 16 || size > SZ_1G ||
-		    phys < vl->peer_ram_base || off >= vl->win_size ||
-		    size > vl->win_size - off || !IS_ALIGNED(addr, size) ||
-		    (flags & PCI_BASE_ADDRESS_SPACE_IO) ||
-		    ((flags & PCI_BASE_ADDRESS_MEM_TYPE_64) &&
-		     bar == PCI_STD_NUM_BARS - 1)) {
-			dev_err(dev, "function %u BAR%u: %#llx+%#llx flags %#x is not a BAR this link can present, function refused\n",
-				fn, bar, phys, size, flags);
-			return -EINVAL;
-		}
-		f->bar_size[bar] = size;
-		f->bar_reg[bar] = lower_32_bits(addr) |
-				  (flags & (PCI_BASE_ADDRESS_MEM_TYPE_MASK |
-					    PCI_BASE_ADDRESS_MEM_PREFETCH));
-		if (flags & PCI_BASE_ADDRESS_MEM_TYPE_64)
-			f->bar_reg[++bar] = upper_32_bits(addr);
-	}
-	return 0;
+	ret = vlink_rc_check_header(rc, f, fn, !fn && (mask & ~1u));
+	if (!ret)
+		ret = vlink_rc_place_bars(rc, f, &desc, fn);
+	if (!ret)
+		ret = vlink_rc_check_overlap(rc, f, fn);
+	if (!ret)
+		ret = vlink_rc_check_caps(rc, f, fn);
+	return ret;
 }
 
 /* Build our view of the endpoint's functions from what it published. */
-static unsigned int vlink_rc_load_functions(struct vlink_rc *rc)
+static unsigned int vlink_rc_load_functions(struct vlink_rc *rc, u32 mask)
 {
-	struct vlink *vl = rc->vl;
-	u32 mask = READ_ONCE(vl->other->func_mask);
-	struct vlink_rc_fn staged;
+	struct vlink_rc_fn *f = &rc->stage;
 	unsigned long flags;
 	unsigned int fn, n = 0;
 
-	for (fn = 0; fn < vl->hdr->max_functions; fn++) {
-		const struct vlink_func_desc *desc = vl->shm +
-			VLINK_FUNC_OFFSET + fn * VLINK_FUNC_STRIDE;
-		bool ok = mask & BIT(fn);
-
-		memset(&staged, 0, sizeof(staged));
-		staged.cfg = vl->shm + VLINK_CFG_OFFSET + fn * VLINK_CFG_SIZE;
-		if (ok)
-			ok = !vlink_rc_check_ids(rc, &staged, fn) &&
-			     !vlink_rc_build_wmask(rc, &staged, fn) &&
-			     !vlink_rc_place_bars(rc, &staged, desc, fn);
-		staged.present = ok;
-		n += ok;
+	for (fn = 0; fn < VLINK_MAX_FUNCTIONS; fn++) {
+		f->present = !vlink_rc_load_function(rc, f, fn, mask);
+		n += f->present;
 		raw_spin_lock_irqsave(&rc->lock, flags);
-		rc->fn[fn] = staged;
+		rc->fn[fn] = *f;
 		raw_spin_unlock_irqrestore(&rc->lock, flags);
 	}
 	return n;
@@ -362,27 +538,25 @@ static void vlink_rc_hide_functions(struct vlink_rc *rc)
 	raw_spin_unlock_irqrestore(&rc->lock, flags);
 }
 
-/* Link state */
+/* Link state: the scan worker runs under the PCI rescan lock */
 
 static void vlink_rc_remove_devices(struct vlink_rc *rc)
 {
 	struct pci_dev *pdev, *tmp;
 	unsigned int n = 0;
 
-	pci_lock_rescan_remove();
 	list_for_each_entry_safe_reverse(pdev, tmp, &rc->bus->devices,
 					 bus_list) {
 		pci_stop_and_remove_bus_device(pdev);
 		n++;
 	}
-	pci_unlock_rescan_remove();
 	vlink_rc_hide_functions(rc);
 	rc->enumerated = false;
 	dev_info(&rc->vl->pdev->dev, "link down: removed %u function(s)\n", n);
 }
 
 /* Publish which functions we present: the endpoint waits on it. */
-static void vlink_rc_functions_seen(struct vlink_rc *rc)
+static u32 vlink_rc_functions_seen(struct vlink_rc *rc)
 {
 	u32 seen = 0;
 	unsigned int fn;
@@ -391,6 +565,7 @@ static void vlink_rc_functions_seen(struct vlink_rc *rc)
 		if (rc->fn[fn].present)
 			seen |= BIT(fn);
 	WRITE_ONCE(rc->vl->self->func_seen, seen);
+	return seen;
 }
 
 /* The endpoint withdrew some functions while its link stays up. */
@@ -403,13 +578,11 @@ static void vlink_rc_withdraw(struct vlink_rc *rc, u32 mask)
 	for (fn = 0; fn < VLINK_MAX_FUNCTIONS; fn++) {
 		if (!rc->fn[fn].present || (mask & BIT(fn)))
 			continue;
-		pci_lock_rescan_remove();
 		pdev = pci_get_slot(rc->bus, PCI_DEVFN(0, fn));
 		if (pdev) {
 			pci_stop_and_remove_bus_device(pdev);
 			pci_dev_put(pdev);
 		}
-		pci_unlock_rescan_remove();
 		raw_spin_lock_irqsave(&rc->lock, flags);
 		rc->fn[fn].present = false;
 		raw_spin_unlock_irqrestore(&rc->lock, flags);
@@ -418,44 +591,79 @@ static void vlink_rc_withdraw(struct vlink_rc *rc, u32 mask)
 	}
 }
 
-static void vlink_rc_scan(struct vlink_rc *rc, u32 gen)
+static void vlink_rc_scan(struct vlink_rc *rc, u32 gen, u32 mask)
 {
 	struct device *dev = &rc->vl->pdev->dev;
-	unsigned int n = vlink_rc_load_functions(rc);
+	unsigned int n = vlink_rc_load_functions(rc, mask);
 
 	dev_info(dev, "endpoint started (generation %u): %u function(s) to enumerate\n",
 		 gen, n);
-	pci_lock_rescan_remove();
 	pci_scan_child_bus(rc->bus);
 	pci_bus_claim_resources(rc->bus);
 	pci_bus_add_devices(rc->bus);
-	pci_unlock_rescan_remove();
 	rc->enumerated = true;
+}
+
+/*
+ * Follow the endpoint's side area, read once.  A generation is enumerated
+ * once per stretch of link: the endpoint may come back with the generation
+ * it had (the server took the link down and up again, its side untouched),
+ * and that must be enumerated anew before the endpoint is told it is.
+ */
+static void vlink_rc_sync(struct vlink_rc *rc)
+{
+	struct vlink *vl = rc->vl;
+	u32 stretch = READ_ONCE(rc->stretch);
+	bool alive = stretch && vlink_peer_alive(vl);
+	bool started = alive && READ_ONCE(vl->other->started);
+	u32 gen = READ_ONCE(vl->other->start_gen);
+	u32 mask = READ_ONCE(vl->other->func_mask) &
+		   GENMASK(VLINK_MAX_FUNCTIONS - 1, 0);
+	bool fresh = stretch != rc->acked_stretch || gen != rc->acked_gen;
+	u32 seen = rc->seen;
+
+	if (rc->enumerated && (!started || fresh))
+		vlink_rc_remove_devices(rc);
+	if (started && fresh)
+		vlink_rc_scan(rc, gen, mask);
+	else if (rc->enumerated)
+		vlink_rc_withdraw(rc, mask);
+	rc->seen = vlink_rc_functions_seen(rc);
+	if (alive && (fresh || seen != rc->seen)) {
+		/* Tell the endpoint this generation is taken care of. */
+		rc->acked_stretch = stretch;
+		rc->acked_gen = gen;
+		WRITE_ONCE(vl->self->enum_gen, gen);
+		vlink_ring(vl, VLINK_VEC_LINK);
+	}
+}
+
+static void vlink_rc_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct vlink_rc, ref));
+}
+
+static void vlink_rc_scan_work(struct work_struct *work)
+{
+	struct vlink_rc *rc = container_of(work, struct vlink_rc, scan_work);
+
+	pci_lock_rescan_remove();
+	mutex_lock(&rc->scan_lock);
+	if (!rc->dying)
+		vlink_rc_sync(rc);
+	mutex_unlock(&rc->scan_lock);
+	pci_unlock_rescan_remove();
+	kref_put(&rc->ref, vlink_rc_release);
 }
 
 static void vlink_rc_link_event(struct vlink *vl, bool peer_alive)
 {
 	struct vlink_rc *rc = vl->priv;
-	bool started = peer_alive && READ_ONCE(vl->other->started);
-	u32 gen = READ_ONCE(vl->other->start_gen);
 
-	u32 seen = vl->self->func_seen;
-
-	mutex_lock(&rc->scan_lock);
-	if (rc->enumerated && (!started || gen != vl->self->enum_gen))
-		vlink_rc_remove_devices(rc);
-	if (started && gen != vl->self->enum_gen)
-		vlink_rc_scan(rc, gen);
-	else if (rc->enumerated)
-		vlink_rc_withdraw(rc, READ_ONCE(vl->other->func_mask));
-	vlink_rc_functions_seen(rc);
-	if (peer_alive && (gen != vl->self->enum_gen ||
-			   seen != vl->self->func_seen)) {
-		/* Tell the endpoint this generation is taken care of. */
-		WRITE_ONCE(vl->self->enum_gen, gen);
-		vlink_ring(vl, VLINK_VEC_LINK);
-	}
-	mutex_unlock(&rc->scan_lock);
+	WRITE_ONCE(rc->stretch, peer_alive ? vl->peer_ups : 0);
+	kref_get(&rc->ref);
+	if (!queue_work(system_wq, &rc->scan_work))
+		kref_put(&rc->ref, vlink_rc_release);
 }
 
 /* Interrupts */
@@ -610,27 +818,29 @@ static int vlink_rc_map_irq(const struct pci_dev *pdev, u8 slot, u8 pin)
 	return irq_create_mapping(rc->intx_domain, pin - 1);
 }
 
-static void vlink_rc_remove_domains(void *data)
+static void vlink_rc_remove_domains(struct vlink_rc *rc)
 {
-	struct vlink_rc *rc = data;
+	unsigned int hw, virq;
 
 	if (rc->msi_domain)
 		irq_domain_remove(rc->msi_domain);
 	if (rc->msi_inner)
 		irq_domain_remove(rc->msi_inner);
-	if (rc->intx_domain)
+	if (rc->intx_domain) {
+		for (hw = 0; hw < 4; hw++) {
+			virq = irq_find_mapping(rc->intx_domain, hw);
+			if (virq)
+				irq_dispose_mapping(virq);
+		}
 		irq_domain_remove(rc->intx_domain);
+	}
 }
 
 static int vlink_rc_create_domains(struct vlink_rc *rc)
 {
 	struct device *dev = &rc->vl->pdev->dev;
 	struct fwnode_handle *fwnode = of_node_to_fwnode(dev->of_node);
-	int ret;
 
-	ret = devm_add_action(dev, vlink_rc_remove_domains, rc);
-	if (ret)
-		return ret;
 	rc->intx_domain = irq_domain_create_linear(fwnode, 4,
 						   &vlink_rc_intx_ops, rc);
 	if (!rc->intx_domain)
@@ -665,23 +875,6 @@ static int vlink_rc_device_added(struct notifier_block *nb,
 	return NOTIFY_DONE;
 }
 
-static void vlink_rc_remove_notifier(void *data)
-{
-	struct vlink_rc *rc = data;
-
-	bus_unregister_notifier(&pci_bus_type, &rc->add_nb);
-}
-
-static void vlink_rc_remove_bus(void *data)
-{
-	struct vlink_rc *rc = data;
-
-	pci_lock_rescan_remove();
-	pci_stop_root_bus(rc->bus);
-	pci_remove_root_bus(rc->bus);
-	pci_unlock_rescan_remove();
-}
-
 static int vlink_rc_create_bus(struct vlink_rc *rc)
 {
 	struct vlink *vl = rc->vl;
@@ -704,22 +897,50 @@ static int vlink_rc_create_bus(struct vlink_rc *rc)
 	bridge->swizzle_irq = pci_common_swizzle;
 	rc->bridge = bridge;
 
-	/* No function is present yet: this scan only creates the bus. */
-	ret = pci_scan_root_bus_bridge(bridge);
-	if (ret)
-		return ret;
-	rc->bus = bridge->bus;
-	dev_set_msi_domain(&rc->bus->dev, rc->msi_domain);
-	pci_bus_add_devices(rc->bus);
-	ret = devm_add_action_or_reset(dev, vlink_rc_remove_bus, rc);
-	if (ret)
-		return ret;
-
 	rc->add_nb.notifier_call = vlink_rc_device_added;
 	ret = bus_register_notifier(&pci_bus_type, &rc->add_nb);
 	if (ret)
 		return ret;
-	return devm_add_action_or_reset(dev, vlink_rc_remove_notifier, rc);
+	/* No function is present yet: this scan only creates the bus. */
+	ret = pci_scan_root_bus_bridge(bridge);
+	if (ret) {
+		bus_unregister_notifier(&pci_bus_type, &rc->add_nb);
+		return ret;
+	}
+	rc->bus = bridge->bus;
+	dev_set_msi_domain(&rc->bus->dev, rc->msi_domain);
+	pci_bus_add_devices(rc->bus);
+	return 0;
+}
+
+/*
+ * As vmd_remove() does: quiesce the doorbells and the link worker, then
+ * take the bus down (whoever removes our device may hold the rescan lock:
+ * it is not taken here), then what the bus used.  A scan worker that waits
+ * for the rescan lock meanwhile finds @dying and leaves the bus alone.
+ */
+static void vlink_rc_teardown(struct vlink_rc *rc)
+{
+	vlink_stop(rc->vl);
+	mutex_lock(&rc->scan_lock);
+	rc->dying = true;
+	if (rc->bus) {
+		pci_stop_root_bus(rc->bus);
+		pci_remove_root_bus(rc->bus);
+		bus_unregister_notifier(&pci_bus_type, &rc->add_nb);
+		rc->bus = NULL;
+	}
+	mutex_unlock(&rc->scan_lock);
+	if (cancel_work(&rc->scan_work))
+		kref_put(&rc->ref, vlink_rc_release);
+	vlink_rc_remove_domains(rc);
+}
+
+static void vlink_rc_put(void *data)
+{
+	struct vlink_rc *rc = data;
+
+	kref_put(&rc->ref, vlink_rc_release);
 }
 
 static int vlink_rc_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -731,26 +952,52 @@ static int vlink_rc_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!of_device_is_compatible(pdev->dev.of_node, "vlink,pcie-rc"))
 		return -ENODEV;
 
-	rc = devm_kzalloc(&pdev->dev, sizeof(*rc), GFP_KERNEL);
+	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
 	if (!rc)
 		return -ENOMEM;
+	kref_init(&rc->ref);
 	raw_spin_lock_init(&rc->lock);
 	mutex_init(&rc->scan_lock);
 	mutex_init(&rc->msi_lock);
+	INIT_WORK(&rc->scan_work, vlink_rc_scan_work);
 	/* The INTx bits and the echo bit are never MSI vectors. */
 	bitmap_set(rc->msi_used, 0, VLINK_INTX_BITS);
 	set_bit(VLINK_IRQ_ECHO_BIT, rc->msi_used);
+	/* The binding's reference, dropped after everything else. */
+	ret = devm_add_action_or_reset(&pdev->dev, vlink_rc_put, rc);
+	if (ret)
+		return ret;
 
 	rc->vl = vlink_probe(pdev, VLINK_ROLE_RC, &vlink_rc_ops, rc);
 	if (IS_ERR(rc->vl))
 		return PTR_ERR(rc->vl);
 	ret = vlink_rc_create_domains(rc);
-	if (ret)
-		return dev_err_probe(&pdev->dev, ret, "cannot create irq domains\n");
+	if (ret) {
+		dev_err_probe(&pdev->dev, ret, "cannot create irq domains\n");
+		goto err;
+	}
 	ret = vlink_rc_create_bus(rc);
+	if (ret) {
+		dev_err_probe(&pdev->dev, ret, "cannot create the root bus\n");
+		goto err;
+	}
+	pci_set_drvdata(pdev, rc);
+	ret = vlink_start(rc->vl);
 	if (ret)
-		return dev_err_probe(&pdev->dev, ret, "cannot create the root bus\n");
-	return vlink_start(rc->vl);
+		goto err;
+	return 0;
+
+err:
+	vlink_rc_teardown(rc);
+	return ret;
+}
+
+static void vlink_rc_remove(struct pci_dev *pdev)
+{
+	struct vlink_rc *rc = pci_get_drvdata(pdev);
+
+	vlink_rc_teardown(rc);
+	dev_info(&pdev->dev, "root complex link removed\n");
 }
 
 static const struct pci_device_id vlink_rc_ids[] = {
@@ -763,5 +1010,6 @@ static struct pci_driver vlink_rc_driver = {
 	.name = "vlink-rc",
 	.id_table = vlink_rc_ids,
 	.probe = vlink_rc_probe,
+	.remove = vlink_rc_remove,
 };
 builtin_pci_driver(vlink_rc_driver);

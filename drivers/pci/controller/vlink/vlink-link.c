@@ -54,11 +54,10 @@ const char *vlink_role_name(enum vlink_role role)
  */
 void vlink_ring(struct vlink *vl, enum vlink_vector vec)
 {
-	u32 peer_id = READ_ONCE(vl->hdr->peer_id[vl->peer]);
-
 	/* Our writes to the shared memory must be visible before the ring. */
 	wmb();
-	writel((peer_id << 16) | vec, vl->regs + IVSHMEM_DOORBELL);
+	writel((VLINK_PEER_ID(vl->peer) << 16) | vec,
+	       vl->regs + IVSHMEM_DOORBELL);
 }
 
 /**
@@ -70,7 +69,12 @@ void vlink_ring(struct vlink *vl, enum vlink_vector vec)
  */
 void vlink_kick(struct vlink *vl)
 {
-	schedule_work(&vl->link_work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&vl->kick_lock, flags);
+	if (!vl->stopped)
+		schedule_work(&vl->link_work);
+	spin_unlock_irqrestore(&vl->kick_lock, flags);
 }
 
 /**
@@ -207,20 +211,12 @@ static void vlink_link_work(struct work_struct *work)
 	if (vl->peer_boot_id && vl->peer_boot_id != boot_id) {
 		pci_info(vl->pdev, "peer %s down\n", vlink_role_name(vl->peer));
 		vl->peer_boot_id = 0;
-		/*
-		 * A root complex's acknowledgment holds for one stretch of
-		 * link only: the endpoint may come back with the generation
-		 * it had (the server took the link down and up again, its
-		 * side untouched), and that must be enumerated anew before
-		 * the endpoint is told it is.
-		 */
-		if (vl->role == VLINK_ROLE_RC)
-			WRITE_ONCE(vl->self->enum_gen, 0);
 	}
 	if (boot_id && !vl->peer_boot_id) {
 		pci_info(vl->pdev, "peer %s up (boot id %08x)\n",
 			 vlink_role_name(vl->peer), boot_id);
 		vl->peer_boot_id = boot_id;
+		vl->peer_ups++;
 		vl->pattern_checked = false;
 		/* The peer may have come up before us and missed our ring. */
 		vlink_ring(vl, VLINK_VEC_LINK);
@@ -237,9 +233,7 @@ static void vlink_link_work(struct work_struct *work)
 
 static irqreturn_t vlink_link_irq(int irq, void *data)
 {
-	struct vlink *vl = data;
-
-	schedule_work(&vl->link_work);
+	vlink_kick(data);
 	return IRQ_HANDLED;
 }
 
@@ -295,7 +289,9 @@ static int vlink_check_header(struct vlink *vl, resource_size_t shm_len)
 		return -EINVAL;
 	}
 	if (h->nr_vectors != VLINK_NR_VECTORS ||
-	    h->max_functions > VLINK_MAX_FUNCTIONS ||
+	    h->max_functions != VLINK_MAX_FUNCTIONS ||
+	    h->peer_id[VLINK_ROLE_EP] != VLINK_PEER_ID(VLINK_ROLE_EP) ||
+	    h->peer_id[VLINK_ROLE_RC] != VLINK_PEER_ID(VLINK_ROLE_RC) ||
 	    h->side_offset != VLINK_SIDE_OFFSET ||
 	    h->func_offset != VLINK_FUNC_OFFSET ||
 	    h->irq_offset != VLINK_IRQ_OFFSET ||
@@ -336,10 +332,10 @@ static int vlink_map_shm(struct vlink *vl)
 		return ret;
 
 	pos = readl(vl->regs + IVSHMEM_IVPOSITION);
-	if (pos != vl->hdr->peer_id[vl->role]) {
+	if (pos != VLINK_PEER_ID(vl->role)) {
 		dev_err(&pdev->dev, "this link device is peer %u, but the %s is peer %u: wrong server socket?\n",
 			pos, vlink_role_name(vl->role),
-			vl->hdr->peer_id[vl->role]);
+			VLINK_PEER_ID(vl->role));
 		return -EINVAL;
 	}
 	vl->self = vl->shm + VLINK_SIDE_OFFSET + vl->role * VLINK_SIDE_STRIDE;
@@ -430,18 +426,49 @@ static int vlink_request_doorbells(struct vlink *vl)
 				       vl);
 		if (ret)
 			return ret;
+		vl->doorbells++;
 	}
 	return 0;
+}
+
+/**
+ * vlink_stop() - quiesce a link before its role driver tears down
+ * @vl: the link
+ *
+ * Tells the peer we are gone, frees the doorbell handlers and waits for
+ * the link and self-test workers: afterwards nothing of the link runs on
+ * its own, and the role driver may free what its callbacks use.  Process
+ * context; calling it again does nothing.
+ */
+void vlink_stop(struct vlink *vl)
+{
+	struct device *dev = &vl->pdev->dev;
+
+	unsigned long flags;
+	bool stopped;
+
+	spin_lock_irqsave(&vl->kick_lock, flags);
+	stopped = vl->stopped;
+	vl->stopped = true;
+	spin_unlock_irqrestore(&vl->kick_lock, flags);
+	if (stopped)
+		return;
+
+	WRITE_ONCE(vl->self->state, VLINK_STATE_OFF);
+	vlink_ring(vl, VLINK_VEC_LINK);
+	while (vl->doorbells) {
+		vl->doorbells--;
+		devm_free_irq(dev, pci_irq_vector(vl->pdev, vl->doorbells), vl);
+	}
+	cancel_work_sync(&vl->link_work);
+	cancel_work_sync(&vl->test_work);
 }
 
 static void vlink_going_away(void *data)
 {
 	struct vlink *vl = data;
 
-	WRITE_ONCE(vl->self->state, VLINK_STATE_OFF);
-	vlink_ring(vl, VLINK_VEC_LINK);
-	cancel_work_sync(&vl->link_work);
-	cancel_work_sync(&vl->test_work);
+	vlink_stop(vl);
 	__free_page(vl->scratch);
 }
 
@@ -490,6 +517,7 @@ struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
 	vl->ops = ops;
 	vl->priv = priv;
 	mutex_init(&vl->lock);
+	spin_lock_init(&vl->kick_lock);
 	mutex_init(&vl->rtt_lock);
 	INIT_WORK(&vl->link_work, vlink_link_work);
 	INIT_WORK(&vl->test_work, vlink_test_work);
@@ -529,8 +557,8 @@ int vlink_start(struct vlink *vl)
 		return ret;
 
 	pci_info(vl->pdev, "%s link: shm %u KiB v%u, peer id %u; peer-RAM window %pR, peer RAM at %#llx\n",
-		 vlink_role_name(vl->role), vl->hdr->shm_size / 1024,
-		 vl->hdr->version, vl->hdr->peer_id[vl->role], &vl->win_res,
+		 vlink_role_name(vl->role), VLINK_SHM_SIZE / 1024,
+		 VLINK_VERSION, VLINK_PEER_ID(vl->role), &vl->win_res,
 		 vl->peer_ram_base);
 
 	vlink_rtt_debugfs_init(vl);

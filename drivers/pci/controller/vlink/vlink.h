@@ -71,11 +71,15 @@ struct vlink_ops {
  * @win_size: size of the window, that is of the peer's RAM
  * @peer_ram_base: where the peer's RAM starts in the peer's own view
  * @lock: serialises link events and the self test
+ * @kick_lock: orders vlink_kick() against vlink_stop()
+ * @stopped: vlink_stop() ran: nothing queues the link worker any more
+ * @doorbells: how many doorbell vectors have a handler
  * @link_work: re-reads the shared state after a link doorbell
  * @test_work: pattern and round-trip self test after the peer came up
  * @pong: completed by the peer's answer to a ping
  * @scratch: page the peer fills with a pattern through its window
  * @peer_boot_id: boot id of the peer we last saw alive, 0 if none
+ * @peer_ups: how many times the peer came up: names a stretch of link
  * @pattern_checked: the peer's pattern in @scratch was checked
  * @faults: endpoint fault injection, when configured
  * @rtt_lock: one round-trip measurement at a time (they share @pong)
@@ -99,11 +103,15 @@ struct vlink {
 	resource_size_t win_size;
 	u64 peer_ram_base;
 	struct mutex lock;		/* link events, self test */
+	spinlock_t kick_lock;		/* @stopped */
+	bool stopped;
+	unsigned int doorbells;
 	struct work_struct link_work;
 	struct work_struct test_work;
 	struct completion pong;
 	struct page *scratch;
 	u32 peer_boot_id;
+	u32 peer_ups;
 	bool pattern_checked;
 	struct vlink_ep_faults *faults;
 	struct mutex rtt_lock;		/* @pong */
@@ -114,6 +122,7 @@ struct vlink {
 struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
 			  const struct vlink_ops *ops, void *priv);
 int vlink_start(struct vlink *vl);
+void vlink_stop(struct vlink *vl);
 void vlink_ring(struct vlink *vl, enum vlink_vector vec);
 void vlink_kick(struct vlink *vl);
 bool vlink_peer_alive(struct vlink *vl);
