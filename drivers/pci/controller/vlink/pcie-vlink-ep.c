@@ -34,7 +34,7 @@
 
 #define VLINK_EP_OB_SIZE	SZ_32M
 #define VLINK_EP_WITHDRAW_POLL_US	1000
-#define VLINK_EP_WITHDRAW_TIMEOUT_US	(2 * USEC_PER_SEC)
+#define VLINK_EP_WITHDRAW_TIMEOUT_S	5
 #define VLINK_INTX_BITS		(4 * VLINK_MAX_FUNCTIONS)
 
 /**
@@ -46,6 +46,13 @@
  * @has_header: write_header() was called
  * @msi: it has an MSI capability
  * @msix: it has an MSI-X capability
+ * @msix_nr: its number of MSI-X vectors, as set_msix() gave it
+ * @msix_table: BIR and offset of its MSI-X table, as set_msix() gave them
+ * @msix_pba: BIR and offset of its PBA
+ *
+ * What the host can write (the image in the link shm, the BAR memory) is
+ * read once per use; what we decided ourselves is kept here, under
+ * &struct vlink_ep.msix_lock.
  */
 struct vlink_ep_fn {
 	u8 *cfg;
@@ -55,6 +62,9 @@ struct vlink_ep_fn {
 	bool has_header;
 	bool msi;
 	bool msix;
+	unsigned int msix_nr;
+	u32 msix_table;
+	u32 msix_pba;
 };
 
 /**
@@ -65,7 +75,8 @@ struct vlink_ep_fn {
  * @dma: the memcpy engine
  * @fn: the functions
  * @link_lock: serialises link state changes
- * @msix_lock: serialises MSI-X pending bits between raising and unmasking
+ * @msix_lock: serialises the function images and MSI-X pending bits
+ *             between the setters, raising and unmasking
  * @linked: the root complex has enumerated our current generation
  */
 struct vlink_ep {
@@ -79,10 +90,12 @@ struct vlink_ep {
 	bool linked;
 };
 
+/* The outbound window maps whole pages: host buffers must be page aligned. */
 static const struct pci_epc_features vlink_ep_features = {
 	.linkup_notifier = true,
 	.msi_capable = true,
 	.msix_capable = true,
+	.align = PAGE_SIZE,
 };
 
 static struct vlink_ep_fn *vlink_ep_fn(struct pci_epc *epc, u8 func_no,
@@ -153,10 +166,10 @@ static void vlink_ep_forget_caps(struct vlink_ep *ep, struct vlink_ep_fn *f)
 	spin_lock(&ep->msix_lock);
 	f->msi = false;
 	f->msix = false;
-	spin_unlock(&ep->msix_lock);
 	memset(f->cfg + PCI_STD_HEADER_SIZEOF, 0,
 	       VLINK_CFG_SIZE - PCI_STD_HEADER_SIZEOF);
 	vlink_ep_link_caps(f);
+	spin_unlock(&ep->msix_lock);
 }
 
 static int vlink_ep_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
@@ -176,6 +189,7 @@ static int vlink_ep_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	}
 	if (!vlink_ep_has_bars(f))
 		vlink_ep_forget_caps(ep, f);
+	spin_lock(&ep->msix_lock);
 	cfg = f->cfg;
 	memset(cfg, 0, PCI_STD_HEADER_SIZEOF);
 	cfg_w16(cfg, PCI_VENDOR_ID, hdr->vendorid);
@@ -191,6 +205,7 @@ static int vlink_ep_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	cfg[PCI_INTERRUPT_PIN] = hdr->interrupt_pin;
 	vlink_ep_link_caps(f);
 	f->has_header = true;
+	spin_unlock(&ep->msix_lock);
 	return 0;
 }
 
@@ -223,34 +238,39 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 /*
  * A function that clears a BAR while the host may use it (it is being
  * unbound on a live link) is withdrawn first: the root complex removes it,
- * and only then may its memory go.
+ * and only then may its memory go.  A root complex that is alive but does
+ * not confirm may still write the memory: then it must not be freed.
+ *
+ * Return: true when the host can no longer reach the function's BARs.
  */
-static void vlink_ep_withdraw(struct vlink_ep *ep, u8 func_no)
+static bool vlink_ep_withdraw(struct vlink_ep *ep, u8 func_no)
 {
 	struct vlink *vl = ep->vl;
 	u32 mask = READ_ONCE(vl->self->func_mask);
 	u32 seen;
 
-	if (!(mask & BIT(func_no)))
-		return;
-	WRITE_ONCE(vl->self->func_mask, mask & ~BIT(func_no));
-	ep->fn[func_no].has_header = false;
-	vlink_ring(vl, VLINK_VEC_LINK);
+	if (mask & BIT(func_no)) {
+		WRITE_ONCE(vl->self->func_mask, mask & ~BIT(func_no));
+		ep->fn[func_no].has_header = false;
+		vlink_ring(vl, VLINK_VEC_LINK);
+	}
 	/*
 	 * Polled, not woken by our link worker: we hold epc->lock here, and
 	 * the worker may be waiting for the function's lock to deliver an
 	 * event.
 	 */
 	if (read_poll_timeout(READ_ONCE, seen, !(seen & BIT(func_no)) ||
-			      !vlink_peer_alive(vl) ||
-			      !READ_ONCE(vl->self->started),
+			      !vlink_peer_alive(vl),
 			      VLINK_EP_WITHDRAW_POLL_US,
-			      VLINK_EP_WITHDRAW_TIMEOUT_US, false,
-			      vl->other->func_seen))
-		dev_warn(&ep->epc->dev, "function %u withdrawn, but the root complex did not confirm within 2 s\n",
-			 func_no);
-	else
+			      VLINK_EP_WITHDRAW_TIMEOUT_S * USEC_PER_SEC, false,
+			      vl->other->func_seen)) {
+		dev_err(&ep->epc->dev, "function %u withdrawn, but the root complex did not confirm within %u s: its BAR memory is kept\n",
+			func_no, VLINK_EP_WITHDRAW_TIMEOUT_S);
+		return false;
+	}
+	if (mask & BIT(func_no))
 		dev_info(&ep->epc->dev, "function %u withdrawn\n", func_no);
+	return true;
 }
 
 static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
@@ -266,7 +286,8 @@ static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	 * The BAR's memory is freed next: the host must no longer reach it
 	 * and no MSI-X walk may be looking at it.
 	 */
-	vlink_ep_withdraw(ep, func_no);
+	if (!vlink_ep_withdraw(ep, func_no))
+		epf_bar->keep = true;
 	WRITE_ONCE(f->desc->bar[bar].size, 0);
 	spin_lock(&ep->msix_lock);
 	f->bar[bar] = NULL;
@@ -300,17 +321,20 @@ static void vlink_ep_unmap_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 static int vlink_ep_set_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			    u8 mmc)
 {
+	struct vlink_ep *ep = epc_get_drvdata(epc);
 	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
 	u8 *cap;
 
 	if (!f || mmc > 5)
 		return -EINVAL;
+	spin_lock(&ep->msix_lock);
 	cap = f->cfg + VLINK_EP_MSI_CAP;
 	memset(cap, 0, PCI_MSI_PENDING_64 + 4);
 	cap[PCI_CAP_LIST_ID] = PCI_CAP_ID_MSI;
 	cfg_w16(cap, PCI_MSI_FLAGS, PCI_MSI_FLAGS_64BIT | (mmc << 1));
 	f->msi = true;
 	vlink_ep_link_caps(f);
+	spin_unlock(&ep->msix_lock);
 	return 0;
 }
 
@@ -330,21 +354,27 @@ static int vlink_ep_get_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
 static int vlink_ep_set_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			     u16 interrupts, enum pci_barno bir, u32 offset)
 {
+	struct vlink_ep *ep = epc_get_drvdata(epc);
 	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
-	u32 pba = offset + (interrupts + 1) * PCI_MSIX_ENTRY_SIZE;
+	u64 pba = (u64)offset + (interrupts + 1) * PCI_MSIX_ENTRY_SIZE;
 	u8 *cap;
 
 	if (!f || interrupts >= 2048 || bir < BAR_0 || bir > BAR_5 ||
-	    (offset & 7))
+	    (offset & 7) || pba > PCI_MSIX_TABLE_OFFSET)
 		return -EINVAL;
+	spin_lock(&ep->msix_lock);
+	f->msix_nr = interrupts + 1;
+	f->msix_table = offset | bir;
+	f->msix_pba = ALIGN(pba, 8) | bir;
 	cap = f->cfg + VLINK_EP_MSIX_CAP;
 	memset(cap, 0, PCI_CAP_MSIX_SIZEOF);
 	cap[PCI_CAP_LIST_ID] = PCI_CAP_ID_MSIX;
 	cfg_w16(cap, PCI_MSIX_FLAGS, interrupts);
-	cfg_w32(cap, PCI_MSIX_TABLE, offset | bir);
-	cfg_w32(cap, PCI_MSIX_PBA, ALIGN(pba, 8) | bir);
+	cfg_w32(cap, PCI_MSIX_TABLE, f->msix_table);
+	cfg_w32(cap, PCI_MSIX_PBA, f->msix_pba);
 	f->msix = true;
 	vlink_ep_link_caps(f);
+	spin_unlock(&ep->msix_lock);
 	return 0;
 }
 
@@ -368,8 +398,8 @@ static int vlink_ep_post(struct vlink_ep *ep, u64 addr, u32 data)
 
 	if (addr != VLINK_MSI_ADDRESS || data < VLINK_INTX_BITS ||
 	    data >= VLINK_IRQ_BITS) {
-		pci_err(vl->pdev, "MSI write to %#llx data %#x is not a vlink interrupt\n",
-			addr, data);
+		dev_err_ratelimited(&vl->pdev->dev, "MSI write to %#llx data %#x is not a vlink interrupt\n",
+				    addr, data);
 		return -EINVAL;
 	}
 	set_bit(data, vl->shm + VLINK_IRQ_OFFSET);
@@ -399,97 +429,104 @@ static u32 bar_r32(const void *p)
 	return le32_to_cpu(READ_ONCE(*(const __le32 *)p));
 }
 
-static unsigned int vlink_ep_msix_nr(struct vlink_ep_fn *f)
-{
-	return (cfg_r16(f->cfg + VLINK_EP_MSIX_CAP, PCI_MSIX_FLAGS) &
-		PCI_MSIX_FLAGS_QSIZE) + 1;
-}
-
-/*
- * The table and the pending bits live in a BAR, where the host wrote them;
- * len bytes of it, all inside the BAR, or nothing.
+/**
+ * struct vlink_ep_msix - where a function's MSI-X table and PBA are now
+ * @nr: vectors
+ * @table: the table, inside its BAR
+ * @pba: the pending bits, inside their BAR
  */
-static void *vlink_ep_msix_at(struct vlink_ep_fn *f, unsigned int reg,
-			      size_t len)
-{
-	u32 v = cfg_r32(f->cfg + VLINK_EP_MSIX_CAP, reg);
-	unsigned int bir = v & PCI_MSIX_TABLE_BIR;
-	size_t off = v & PCI_MSIX_TABLE_OFFSET;
+struct vlink_ep_msix {
+	unsigned int nr;
+	void *table;
+	unsigned long *pba;
+};
 
-	if (bir >= PCI_STD_NUM_BARS || !f->bar[bir] ||
-	    off > f->bar_size[bir] || len > f->bar_size[bir] - off)
+/* len bytes at BIR/offset reg, all inside the BAR, or NULL. */
+static void *vlink_ep_msix_at(struct vlink_ep_fn *f, u32 reg, size_t len)
+{
+	unsigned int bir = reg & PCI_MSIX_TABLE_BIR;
+	size_t off = reg & PCI_MSIX_TABLE_OFFSET;
+
+	if (!f->bar[bir] || off > f->bar_size[bir] ||
+	    len > f->bar_size[bir] - off)
 		return NULL;
 	return f->bar[bir] + off;
 }
 
-static unsigned long *vlink_ep_msix_pba(struct vlink_ep_fn *f)
+/*
+ * Look the function's MSI-X structures up once, from what set_msix() and
+ * set_bar() gave us, under msix_lock.  The flags (enable, mask all) are the
+ * host's: @flags gets them, read once.
+ */
+static bool vlink_ep_msix_get(struct vlink_ep_fn *f, struct vlink_ep_msix *m,
+			      u16 *flags)
 {
-	return vlink_ep_msix_at(f, PCI_MSIX_PBA, BITS_TO_LONGS(vlink_ep_msix_nr(f)) *
-				sizeof(long));
+	if (!f->msix)
+		return false;
+	*flags = cfg_r16(f->cfg + VLINK_EP_MSIX_CAP, PCI_MSIX_FLAGS);
+	m->nr = f->msix_nr;
+	m->table = vlink_ep_msix_at(f, f->msix_table,
+				    m->nr * PCI_MSIX_ENTRY_SIZE);
+	m->pba = vlink_ep_msix_at(f, f->msix_pba,
+				  BITS_TO_LONGS(m->nr) * sizeof(long));
+	return m->table && m->pba && (*flags & PCI_MSIX_FLAGS_ENABLE);
 }
 
 /*
- * Send MSI-X vector n (1-based) unless it is masked, in which case its
- * pending bit is set for vlink_ep_msix_unmasked() to deliver later.
+ * Send MSI-X vector n (0-based) unless it is masked, in which case its
+ * pending bit is set for vlink_ep_msix_unmasked() to deliver later.  The
+ * host's table entry is read once.
  */
-static int vlink_ep_send_msix(struct vlink_ep *ep, struct vlink_ep_fn *f,
-			      u16 n)
+static int vlink_ep_send_msix(struct vlink_ep *ep, struct vlink_ep_msix *m,
+			      u16 flags, unsigned int n)
 {
-	u16 flags = cfg_r16(f->cfg + VLINK_EP_MSIX_CAP, PCI_MSIX_FLAGS);
-	void *table, *entry;
-	unsigned long *pba;
+	void *entry = m->table + n * PCI_MSIX_ENTRY_SIZE;
+	u32 lo = bar_r32(entry + PCI_MSIX_ENTRY_LOWER_ADDR);
+	u32 hi = bar_r32(entry + PCI_MSIX_ENTRY_UPPER_ADDR);
+	u32 data = bar_r32(entry + PCI_MSIX_ENTRY_DATA);
+	u32 ctrl = bar_r32(entry + PCI_MSIX_ENTRY_VECTOR_CTRL);
 
-	if (!f->msix || !(flags & PCI_MSIX_FLAGS_ENABLE))
-		return -EINVAL;
-	if (!n || n > vlink_ep_msix_nr(f))
-		return -EINVAL;
-	table = vlink_ep_msix_at(f, PCI_MSIX_TABLE,
-				 vlink_ep_msix_nr(f) * PCI_MSIX_ENTRY_SIZE);
-	pba = vlink_ep_msix_pba(f);
-	if (!table || !pba)
-		return -EINVAL;
-	entry = table + (n - 1) * PCI_MSIX_ENTRY_SIZE;
 	if ((flags & PCI_MSIX_FLAGS_MASKALL) ||
-	    (bar_r32(entry + PCI_MSIX_ENTRY_VECTOR_CTRL) &
-	     PCI_MSIX_ENTRY_CTRL_MASKBIT)) {
-		set_bit(n - 1, pba);
+	    (ctrl & PCI_MSIX_ENTRY_CTRL_MASKBIT)) {
+		set_bit(n, m->pba);
 		return 0;
 	}
-	clear_bit(n - 1, pba);
-	return vlink_ep_post(ep, bar_r32(entry + PCI_MSIX_ENTRY_LOWER_ADDR) |
-			     (u64)bar_r32(entry + PCI_MSIX_ENTRY_UPPER_ADDR) << 32,
-			     bar_r32(entry + PCI_MSIX_ENTRY_DATA));
+	clear_bit(n, m->pba);
+	return vlink_ep_post(ep, lo | (u64)hi << 32, data);
 }
 
 static int vlink_ep_raise_msix(struct vlink_ep *ep, struct vlink_ep_fn *f,
 			       u16 n)
 {
-	int ret;
+	struct vlink_ep_msix m;
+	u16 flags;
+	int ret = -EINVAL;
 
 	spin_lock(&ep->msix_lock);
-	ret = vlink_ep_send_msix(ep, f, n);
+	if (vlink_ep_msix_get(f, &m, &flags) && n && n <= m.nr)
+		ret = vlink_ep_send_msix(ep, &m, flags, n - 1);
 	spin_unlock(&ep->msix_lock);
 	return ret;
 }
 
 /*
  * The host rings us after unmasking a vector: deliver what became pending
- * while it was masked.
+ * while it was masked.  The work is bounded by the vectors set_msix() gave
+ * each function, whatever the host wrote.
  */
 static void vlink_ep_msix_unmasked(struct vlink_ep *ep)
 {
+	struct vlink_ep_msix m;
 	unsigned int i, n;
-	struct vlink_ep_fn *f;
-	unsigned long *pba;
+	u16 flags;
 
 	spin_lock(&ep->msix_lock);
 	for (i = 0; i < ep->epc->max_functions; i++) {
-		f = &ep->fn[i];
-		pba = f->msix ? vlink_ep_msix_pba(f) : NULL;
-		if (!pba)
+		if (!vlink_ep_msix_get(&ep->fn[i], &m, &flags) ||
+		    (flags & PCI_MSIX_FLAGS_MASKALL))
 			continue;
-		for_each_set_bit(n, pba, vlink_ep_msix_nr(f))
-			vlink_ep_send_msix(ep, f, n + 1);
+		for_each_set_bit(n, m.pba, m.nr)
+			vlink_ep_send_msix(ep, &m, flags, n);
 	}
 	spin_unlock(&ep->msix_lock);
 }
@@ -534,8 +571,10 @@ static int vlink_ep_start(struct pci_epc *epc)
 	for (i = 0; i < epc->max_functions; i++)
 		if (ep->fn[i].has_header && (epc->function_num_map & BIT(i)))
 			mask |= BIT(i);
-	if (!mask) {
-		dev_err(&epc->dev, "start: no function has written its header\n");
+	/* A host scans function 0 first and stops there if it is absent. */
+	if (!(mask & BIT(0))) {
+		dev_err(&epc->dev, "start: function 0 has not written its header (functions %#x)\n",
+			mask);
 		return -EINVAL;
 	}
 	vlink_ep_faults_apply(ep->vl, mask);
@@ -609,6 +648,11 @@ static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
 	if (!changed)
 		return;
 	dev_info(&ep->epc->dev, "link %s\n", up ? "up" : "down");
+	/*
+	 * No write through the window may reach the host of the next link:
+	 * park every mapping before the functions hear of the link down.
+	 */
+	vlink_ob_set_link(&ep->ob, up);
 	if (up)
 		pci_epc_linkup(ep->epc);
 	else
@@ -690,6 +734,7 @@ static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return dev_err_probe(dev, ret, "cannot init the outbound address space\n");
 
 	vlink_ep_faults_init(ep->vl);
+	pci_set_drvdata(pdev, ep);
 	ret = vlink_start(ep->vl);
 	if (ret)
 		return ret;
@@ -697,6 +742,28 @@ static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 dev_name(&ep->epc->dev), ep->epc->max_functions,
 		 ep->ob.size >> 20);
 	return 0;
+}
+
+/*
+ * The link worker uses the controller: it is quiesced first, then the
+ * functions hear the link is gone, then devres destroys the controller
+ * (which unbinds them), the DMA engine and the window.
+ */
+static void vlink_ep_remove(struct pci_dev *pdev)
+{
+	struct vlink_ep *ep = pci_get_drvdata(pdev);
+	bool was_up;
+
+	vlink_stop(ep->vl);
+	mutex_lock(&ep->link_lock);
+	was_up = ep->linked;
+	ep->linked = false;
+	mutex_unlock(&ep->link_lock);
+	vlink_ob_set_link(&ep->ob, false);
+	if (was_up)
+		pci_epc_linkdown(ep->epc);
+	dev_info(&pdev->dev, "endpoint controller %s removed\n",
+		 dev_name(&ep->epc->dev));
 }
 
 static const struct pci_device_id vlink_ep_ids[] = {
@@ -709,5 +776,6 @@ static struct pci_driver vlink_ep_driver = {
 	.name = "vlink-ep",
 	.id_table = vlink_ep_ids,
 	.probe = vlink_ep_probe,
+	.remove = vlink_ep_remove,
 };
 builtin_pci_driver(vlink_ep_driver);

@@ -64,13 +64,26 @@ static bool vlink_dma_in_window(struct vlink_dma *dma, dma_addr_t addr,
 	       len <= ob->size - (addr - ob->phys);
 }
 
+/* Every page of the range is lowmem RAM: the linear map covers it whole. */
+static bool vlink_dma_in_ram(dma_addr_t addr, size_t len)
+{
+	unsigned long pfn, last;
+
+	if (!len || addr + len - 1 < addr)
+		return false;
+	last = PHYS_PFN(addr + len - 1);
+	for (pfn = PHYS_PFN(addr); pfn <= last; pfn++)
+		if (!pfn_valid(pfn) || PageHighMem(pfn_to_page(pfn)))
+			return false;
+	return true;
+}
+
 static void *vlink_dma_cpu_addr(struct vlink_dma *dma, dma_addr_t addr,
 				size_t len)
 {
 	if (vlink_dma_in_window(dma, addr, len))
 		return (void __force *)dma->ob->virt + (addr - dma->ob->phys);
-	if (pfn_valid(PHYS_PFN(addr)) && pfn_valid(PHYS_PFN(addr + len - 1)) &&
-	    !PageHighMem(pfn_to_page(PHYS_PFN(addr + len - 1))))
+	if (vlink_dma_in_ram(addr, len))
 		return phys_to_virt(addr);
 	return NULL;
 }

@@ -71,14 +71,14 @@ static struct vlink_ob_map *vlink_ob_find(struct vlink_ob *ob,
  * @size: bytes
  *
  * Return: 0, -EINVAL for an unaligned or out-of-window request or one that
- * reaches beyond the host's RAM, -EBUSY if @phys is already mapped, -ENOSPC
- * when all mapping slots are in use.
+ * reaches beyond the host's RAM, -ENOLINK while the link is down, -EBUSY if
+ * @phys is already mapped, -ENOSPC when all mapping slots are in use.
  */
 int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
 		 size_t size)
 {
 	struct vlink *vl = ob->vl;
-	size_t off = phys - ob->phys;
+	u64 off = (u64)phys - ob->phys;
 	u64 host_off = pci_addr - vl->peer_ram_base;
 	struct vlink_ob_map *m;
 	int ret;
@@ -97,6 +97,12 @@ int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
 	}
 
 	mutex_lock(&ob->lock);
+	if (!ob->up) {
+		dev_err_ratelimited(&vl->pdev->dev, "outbound map to %#llx+%#zx while the link is down: refused\n",
+				    pci_addr, size);
+		ret = -ENOLINK;
+		goto out;
+	}
 	if (vlink_ob_find(ob, phys)) {
 		ret = -EBUSY;
 		goto out;
@@ -132,14 +138,47 @@ void vlink_ob_unmap(struct vlink_ob *ob, phys_addr_t phys)
 	mutex_lock(&ob->lock);
 	m = vlink_ob_find(ob, phys);
 	if (m) {
-		vlink_ob_retarget(ob, phys - ob->phys, m->size,
-				  page_to_pfn(ob->parking), false);
+		if (!m->parked)
+			vlink_ob_retarget(ob, phys - ob->phys, m->size,
+					  page_to_pfn(ob->parking), false);
 		m->size = 0;
+		m->parked = false;
 	} else {
 		pci_warn(ob->vl->pdev, "outbound unmap of %pa, which is not mapped\n",
 			 &phys);
 	}
 	mutex_unlock(&ob->lock);
+}
+
+/**
+ * vlink_ob_set_link() - follow the link state
+ * @ob: the outbound window
+ * @up: the link is up
+ *
+ * When the link goes down every mapping is parked: a write through it
+ * lands in the parking page, never in the RAM of a root complex that
+ * restarted meanwhile.  The slots stay taken until their owners unmap
+ * them; new mappings wait for the link to come up.
+ */
+void vlink_ob_set_link(struct vlink_ob *ob, bool up)
+{
+	struct vlink_ob_map *m;
+	unsigned int n = 0;
+
+	mutex_lock(&ob->lock);
+	ob->up = up;
+	for (m = ob->map; !up && m < ob->map + VLINK_OB_MAPS; m++) {
+		if (!m->size || m->parked)
+			continue;
+		vlink_ob_retarget(ob, m->phys - ob->phys, m->size,
+				  page_to_pfn(ob->parking), false);
+		m->parked = true;
+		n++;
+	}
+	mutex_unlock(&ob->lock);
+	if (n)
+		pci_info(ob->vl->pdev, "link down: parked %u outbound mapping(s)\n",
+			 n);
 }
 
 /**

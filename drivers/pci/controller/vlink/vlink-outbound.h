@@ -18,11 +18,13 @@ struct vlink;
  * @phys: its start, as the address-space library gave it out
  * @pci_addr: the host address it shows
  * @size: bytes, page-aligned; 0 for a free slot
+ * @parked: the link went down under it: it shows the parking page
  */
 struct vlink_ob_map {
 	phys_addr_t phys;
 	u64 pci_addr;
 	size_t size;
+	bool parked;
 };
 
 /**
@@ -32,7 +34,8 @@ struct vlink_ob_map {
  * @virt: its virtual range, whose PTEs map_addr() moves
  * @size: its size
  * @parking: where unmapped pages point
- * @lock: protects @map
+ * @lock: protects @map and @up
+ * @up: the link is up: mappings may be made
  * @map: the mapped parts
  */
 struct vlink_ob {
@@ -41,7 +44,8 @@ struct vlink_ob {
 	void __iomem *virt;
 	size_t size;
 	struct page *parking;
-	struct mutex lock;		/* @map */
+	struct mutex lock;		/* @map, @up */
+	bool up;
 	struct vlink_ob_map map[VLINK_OB_MAPS];
 };
 
@@ -49,6 +53,7 @@ int vlink_ob_init(struct vlink_ob *ob, struct vlink *vl, size_t size);
 int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
 		 size_t size);
 void vlink_ob_unmap(struct vlink_ob *ob, phys_addr_t phys);
+void vlink_ob_set_link(struct vlink_ob *ob, bool up);
 phys_addr_t vlink_ob_translate(struct vlink_ob *ob, u64 pci_addr, size_t size);
 
 #endif /* _VLINK_OUTBOUND_H */
