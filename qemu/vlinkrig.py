@@ -184,7 +184,13 @@ class Guest:
             return self.buf[since:]
 
     def send(self, text):
-        self.sock.sendall(text.encode())
+        try:
+            self.sock.sendall(text.encode())
+        except OSError as e:
+            # A guest that died (a kernel panic ends QEMU) is a failure of
+            # the test that talks to it, not of the harness.
+            raise RigError(f"{self.name}: console gone ({e.strerror}): "
+                           "QEMU has exited") from None
 
     def run(self, cmd, timeout=60):
         """Run a shell command on the console; return (status, output).

@@ -23,6 +23,7 @@ import test_boot  # noqa: E402
 import test_compat  # noqa: E402
 import test_badinput  # noqa: E402
 import test_endpoint  # noqa: E402
+import test_fuzz  # noqa: E402
 import test_hostile  # noqa: E402
 import test_link_faults  # noqa: E402
 import test_kunit  # noqa: E402
@@ -33,6 +34,7 @@ import test_peer_failure  # noqa: E402
 import test_reports  # noqa: E402
 import test_soak  # noqa: E402
 import test_teardown  # noqa: E402
+import test_unbind  # noqa: E402
 from vlinktest import Results, Stage  # noqa: E402
 
 
@@ -93,6 +95,8 @@ GUEST_SUITES = (
     ("stock pcitest: pcitest.sh, DMA, irq types, corruption", test_pcitest),
     ("multi-function endpoint", test_multifunction),
     ("hostile endpoint", test_hostile),
+    ("unbind and remove of both link drivers", test_unbind),
+    ("hostile endpoint fuzzer", test_fuzz),
     ("peer failure", test_peer_failure),
     ("link faults injected by the server", test_link_faults),
     ("bad input table", test_badinput),

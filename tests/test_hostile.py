@@ -15,18 +15,32 @@ FAULT = "$(ls /sys/kernel/debug/vlink-ep/*/fault)"
 
 # fault word: what the RC must say about it
 REFUSALS = {
-    "bar-size": r"function 0 BAR0: .* is not a BAR this link can present, "
+    "bar-size": r"function 0: BAR0 .* is not a BAR this link can present, "
                 r"function refused",
-    "bar-outside": r"function 0 BAR0: .* is not a BAR this link can present, "
+    "bar-outside": r"function 0: BAR0 .* is not a BAR this link can present, "
                    r"function refused",
-    "cap-loop": r"function 0: capability list broken at 0x50, function "
-                r"refused",
+    # Two windows onto one piece of memory.
+    "bar-overlap": r"function 0: BAR\d overlaps BAR\d of function 0, "
+                   r"function refused",
+    # The loop comes back to the MSI capability: a second one, or too many.
+    "cap-loop": r"function 0: (capability list broken|second MSI "
+                r"capability) at 0x50, function refused",
     "cap-outside": r"function 0: capability list broken at 0xfe, function "
                    r"refused",
+    # Its mask bits would end beyond the 256-byte header.
+    "cap-msi-end": r"function 0: capability at 0xf0, 24 bytes, leaves the "
+                   r"header space, function refused",
+    # The PCI core would map and write the table beyond the BAR.
+    "msix-outside": r"function 0: MSI-X table BAR0\+0x[0-9a-f]+ \(\d+ "
+                    r"bytes\) is not inside a BAR, function refused",
+    "header-type": r"function 0: header type 1 is not an endpoint's, "
+                   r"function refused",
     # The host's PCI core would retry reading this for a minute.
     "vendor-retry": r"function 0: vendor ID 0x0001 would read as a retried "
                     r"request, function refused",
 }
+
+RC_CONFIG = "/sys/bus/pci/devices/0001:00:00.0/config"
 
 
 def rc_healthy(r, name, rc, since):
@@ -56,6 +70,59 @@ def published_faults(r, ep, rc):
     r.step("hostile endpoint: a clean start enumerates again", wait_probed,
            rc, mark)
     r.step("hostile endpoint: BAR tests pass again", bar_tests, rc)
+
+
+def config_words(rc, offset, count):
+    """count 32-bit words of the function's config space, as the RC reads
+    them through our config accessors."""
+    out = shell_ok(rc, f"od -An -tx4 -j{offset} -N{4 * count} {RC_CONFIG}")
+    return out.split()
+
+
+def image_changed_under_host(r, ep, rc):
+    """The endpoint rewrites its published image after enumeration: the
+    host keeps reading the copy it validated."""
+    before = config_words(rc, 0, 16)
+    shell_ok(ep, f"echo vendor-flip > {FAULT}")
+    after = config_words(rc, 0, 16)
+    r.record("hostile endpoint: an image rewritten after enumeration does "
+             "not reach the host", after == before,
+             f"before {before}, after {after}")
+    r.step("hostile endpoint: BAR tests pass on the validated copy",
+           bar_tests, rc)
+    # A function bound anew publishes its image whole again.
+    mark = rc.mark()
+    shell_ok(ep, "vlink-epf down t0 && vlink-epf up t0")
+    r.step("hostile endpoint: a function bound anew after the rewrite is "
+           "enumerated", wait_probed, rc, mark)
+
+
+def bar_address_fixed(r, rc):
+    """The translation behind a BAR is fixed: its address is read-only,
+    only sizing (all ones) reads back something else."""
+    bar0 = config_words(rc, 16, 1)
+    shell_ok(rc, f"printf '\\000\\000\\000\\040' | dd of={RC_CONFIG} bs=4 "
+             "seek=4 count=1 conv=notrunc 2>/dev/null")
+    r.record("hostile endpoint: a BAR address the host writes does not "
+             "stick", config_words(rc, 16, 1) == bar0,
+             f"BAR0 was {bar0}, reads {config_words(rc, 16, 1)}")
+    status, out = rc.run("pcitest -b 0")
+    r.record("hostile endpoint: BAR0 still works after the write",
+             status == 0 and "OKAY" in out, out)
+
+
+def header_function_count(r, ep, rc):
+    """The server's function count, spoiled while the RC runs, is not
+    what the RC loops on."""
+    shell_ok(ep, "vlink-epf stop")
+    mark = rc.mark()
+    shell_ok(ep, f"echo max-functions > {FAULT} && vlink-epf start")
+    r.step("hostile endpoint: a spoiled function count in the header: the "
+           "RC enumerates as usual", wait_probed, rc, mark)
+    r.step("hostile endpoint: spoiled function count: BAR tests pass",
+           bar_tests, rc)
+    shell_ok(ep, f"echo good-magic > {FAULT}")
+    rc_healthy(r, "hostile endpoint: max-functions", rc, mark)
 
 
 def bogus_vector(r, ep, rc):
@@ -100,7 +167,10 @@ def run(results, build):
             shell_ok(ep, "vlink-epf up t0")
             wait_probed(rc, mark)
             published_faults(results, ep, rc)
+            bar_address_fixed(results, rc)
+            header_function_count(results, ep, rc)
             bogus_vector(results, ep, rc)
+            image_changed_under_host(results, ep, rc)
             bad_header(results, rig, ep, rc)
             results.no_trouble("hostile endpoint: EP kernel log clean", ep)
         except Abort:

@@ -3,13 +3,18 @@
  * vlink endpoint fault injection.
  *
  * /sys/kernel/debug/vlink-ep/<device>/fault takes one word:
- *   bar-size, bar-outside, cap-loop, cap-outside, vendor-retry
+ *   bar-size, bar-outside, bar-overlap, cap-loop, cap-outside, cap-msi-end,
+ *   msix-outside, header-type, vendor-retry
  *		break what the next pci_epc_start() publishes; the start
  *		after that publishes the real thing again
  *   msi-bogus	set a pending bit no MSI vector owns, and ring
- *   bad-magic, good-magic
- *		spoil or restore the shm header's magic (a root complex that
- *		probes meanwhile must refuse the link)
+ *   vendor-flip
+ *		rewrite function 0's IDs and capability pointer now, under a
+ *		root complex that has enumerated it
+ *   bad-magic, max-functions, good-magic
+ *		spoil the shm header's magic (a root complex that probes
+ *		meanwhile must refuse the link) or its function count (one
+ *		that runs must not use it); good-magic restores both
  * Reading it tells what is armed.  Only for testing the root complex.
  */
 
@@ -30,21 +35,71 @@ static const char *const vlink_fault_names[] = {
 	[VLINK_FAULT_CAP_LOOP] = "cap-loop",
 	[VLINK_FAULT_CAP_OUTSIDE] = "cap-outside",
 	[VLINK_FAULT_VENDOR_RETRY] = "vendor-retry",
+	[VLINK_FAULT_BAR_OVERLAP] = "bar-overlap",
+	[VLINK_FAULT_CAP_MSI_END] = "cap-msi-end",
+	[VLINK_FAULT_MSIX_OUTSIDE] = "msix-outside",
+	[VLINK_FAULT_HEADER_TYPE] = "header-type",
 };
 
-#define VLINK_EP_FAULT_CFG_SAVED	0x100
+#define VLINK_EP_FAULT_UNDO	(4 * VLINK_MAX_FUNCTIONS)
+
+/**
+ * struct vlink_ep_fault_undo - one field a fault spoiled
+ * @at: where, in the link shm
+ * @len: its size in bytes
+ * @old: what it held before
+ * @bad: what the fault wrote
+ */
+struct vlink_ep_fault_undo {
+	void *at;
+	unsigned int len;
+	u8 old[8];
+	u8 bad[8];
+};
 
 /*
  * One armed fault per link; links are few and tests run one at a time.
- * What a fault spoils is saved first and put back at the next start.
+ * Each field a fault spoils is remembered, and put back at the next start
+ * unless the controller has written it since.
  */
 struct vlink_ep_faults {
 	struct vlink *vl;
 	enum vlink_ep_fault armed;
-	bool spoiled;
-	struct vlink_func_desc desc[VLINK_MAX_FUNCTIONS];
-	u8 cfg[VLINK_MAX_FUNCTIONS][VLINK_EP_FAULT_CFG_SAVED];
+	unsigned int nr_undo;
+	struct vlink_ep_fault_undo undo[VLINK_EP_FAULT_UNDO];
 };
+
+static void vlink_fault_poke(struct vlink_ep_faults *f, void *at,
+			     const void *bad, unsigned int len)
+{
+	struct vlink_ep_fault_undo *u = &f->undo[f->nr_undo];
+
+	if (f->nr_undo == VLINK_EP_FAULT_UNDO || len > sizeof(u->old))
+		return;
+	u->at = at;
+	u->len = len;
+	memcpy(u->old, at, len);
+	memcpy(u->bad, bad, len);
+	memcpy(at, bad, len);
+	f->nr_undo++;
+}
+
+#define vlink_fault_set(f, field, val)					\
+	do {								\
+		typeof(field) __v = (val);				\
+		vlink_fault_poke(f, &(field), &__v, sizeof(__v));	\
+	} while (0)
+
+static void vlink_ep_faults_restore(struct vlink_ep_faults *f)
+{
+	struct vlink_ep_fault_undo *u;
+
+	while (f->nr_undo) {
+		u = &f->undo[--f->nr_undo];
+		if (!memcmp(u->at, u->bad, u->len))
+			memcpy(u->at, u->old, u->len);
+	}
+}
 
 static struct vlink_func_desc *vlink_fault_desc(struct vlink *vl,
 						unsigned int fn)
@@ -57,26 +112,79 @@ static u8 *vlink_fault_cfg(struct vlink *vl, unsigned int fn)
 	return vl->shm + VLINK_CFG_OFFSET + fn * VLINK_CFG_SIZE;
 }
 
-static void vlink_ep_faults_save(struct vlink_ep_faults *f, bool restore)
-{
-	unsigned int fn;
-
-	for (fn = 0; fn < VLINK_MAX_FUNCTIONS; fn++) {
-		struct vlink_func_desc *d = vlink_fault_desc(f->vl, fn);
-		u8 *cfg = vlink_fault_cfg(f->vl, fn);
-
-		if (restore) {
-			*d = f->desc[fn];
-			memcpy(cfg, f->cfg[fn], VLINK_EP_FAULT_CFG_SAVED);
-		} else {
-			f->desc[fn] = *d;
-			memcpy(f->cfg[fn], cfg, VLINK_EP_FAULT_CFG_SAVED);
-		}
-	}
-	f->spoiled = !restore;
-}
-
 static struct dentry *vlink_ep_faults_dir;
+
+static void vlink_ep_fault_one(struct vlink_ep_faults *f, unsigned int fn)
+{
+	struct vlink_func_desc *d = vlink_fault_desc(f->vl, fn);
+	u8 *cfg = vlink_fault_cfg(f->vl, fn);
+	u8 cap = VLINK_EP_FAULT_CFG_CAP;
+
+	switch (f->armed) {
+	case VLINK_FAULT_BAR_SIZE:
+		vlink_fault_set(f, d->bar[0].size, cpu_to_le64(3000));
+		break;
+	case VLINK_FAULT_BAR_OUTSIDE:
+		vlink_fault_set(f, d->bar[0].phys,
+				cpu_to_le64(le64_to_cpu(d->bar[0].phys) + SZ_1G));
+		break;
+	case VLINK_FAULT_BAR_OVERLAP:
+		/* BAR1 on BAR0's memory */
+		vlink_fault_set(f, d->bar[1].phys, d->bar[0].phys);
+		vlink_fault_set(f, d->bar[1].size, d->bar[0].size);
+		vlink_fault_set(f, d->bar[1].flags, d->bar[0].flags);
+		break;
+	case VLINK_FAULT_CAP_LOOP:
+		vlink_fault_set(f, cfg[PCI_STATUS],
+				(u8)(cfg[PCI_STATUS] | PCI_STATUS_CAP_LIST));
+		vlink_fault_set(f, cfg[PCI_CAPABILITY_LIST], cap);
+		vlink_fault_set(f, cfg[cap + PCI_CAP_LIST_NEXT], cap);
+		break;
+	case VLINK_FAULT_CAP_OUTSIDE:
+		vlink_fault_set(f, cfg[PCI_STATUS],
+				(u8)(cfg[PCI_STATUS] | PCI_STATUS_CAP_LIST));
+		vlink_fault_set(f, cfg[PCI_CAPABILITY_LIST], (u8)0xfe);
+		break;
+	case VLINK_FAULT_CAP_MSI_END:
+		/* A 64-bit MSI capability with masking needs 24 bytes. */
+		vlink_fault_set(f, cfg[PCI_STATUS],
+				(u8)(cfg[PCI_STATUS] | PCI_STATUS_CAP_LIST));
+		vlink_fault_set(f, cfg[PCI_CAPABILITY_LIST], (u8)0xf0);
+		vlink_fault_set(f, cfg[0xf0 + PCI_CAP_LIST_ID],
+				(u8)PCI_CAP_ID_MSI);
+		vlink_fault_set(f, cfg[0xf0 + PCI_CAP_LIST_NEXT], (u8)0);
+		vlink_fault_set(f, cfg[0xf0 + PCI_MSI_FLAGS],
+				(u8)(PCI_MSI_FLAGS_64BIT | PCI_MSI_FLAGS_MASKBIT));
+		vlink_fault_set(f, cfg[0xf0 + PCI_MSI_FLAGS + 1],
+				(u8)(PCI_MSI_FLAGS_MASKBIT >> 8));
+		break;
+	case VLINK_FAULT_MSIX_OUTSIDE:
+		/* The MSI-X table starts beyond the end of BAR0. */
+		vlink_fault_set(f, cfg[PCI_STATUS],
+				(u8)(cfg[PCI_STATUS] | PCI_STATUS_CAP_LIST));
+		vlink_fault_set(f, cfg[PCI_CAPABILITY_LIST], cap);
+		vlink_fault_set(f, cfg[cap + PCI_CAP_LIST_ID],
+				(u8)PCI_CAP_ID_MSIX);
+		vlink_fault_set(f, cfg[cap + PCI_CAP_LIST_NEXT], (u8)0);
+		vlink_fault_set(f, *(__le16 *)&cfg[cap + PCI_MSIX_FLAGS],
+				cpu_to_le16(PCI_MSIX_FLAGS_QSIZE));
+		vlink_fault_set(f, *(__le32 *)&cfg[cap + PCI_MSIX_TABLE],
+				cpu_to_le32(lower_32_bits(le64_to_cpu(d->bar[0].size))));
+		vlink_fault_set(f, *(__le32 *)&cfg[cap + PCI_MSIX_PBA],
+				cpu_to_le32(0));
+		break;
+	case VLINK_FAULT_HEADER_TYPE:
+		vlink_fault_set(f, cfg[PCI_HEADER_TYPE],
+				(u8)PCI_HEADER_TYPE_BRIDGE);
+		break;
+	case VLINK_FAULT_VENDOR_RETRY:
+		vlink_fault_set(f, *(__le16 *)&cfg[PCI_VENDOR_ID],
+				cpu_to_le16(VLINK_VENDOR_ID_RETRY));
+		break;
+	default:
+		break;
+	}
+}
 
 /**
  * vlink_ep_faults_apply() - spoil what a start publishes, if armed
@@ -90,42 +198,12 @@ void vlink_ep_faults_apply(struct vlink *vl, u32 func_mask)
 
 	if (!f)
 		return;
-	if (f->spoiled)
-		vlink_ep_faults_save(f, true);
+	vlink_ep_faults_restore(f);
 	if (f->armed == VLINK_FAULT_NONE)
 		return;
-	vlink_ep_faults_save(f, false);
-	for (fn = 0; fn < VLINK_MAX_FUNCTIONS; fn++) {
-		struct vlink_func_desc *d = vlink_fault_desc(vl, fn);
-		u8 *cfg = vlink_fault_cfg(vl, fn);
-
-		if (!(func_mask & BIT(fn)))
-			continue;
-		switch (f->armed) {
-		case VLINK_FAULT_BAR_SIZE:
-			d->bar[0].size = 3000;
-			break;
-		case VLINK_FAULT_BAR_OUTSIDE:
-			d->bar[0].phys += SZ_1G;
-			break;
-		case VLINK_FAULT_CAP_LOOP:
-			cfg[PCI_STATUS] |= PCI_STATUS_CAP_LIST;
-			cfg[PCI_CAPABILITY_LIST] = VLINK_EP_FAULT_CFG_CAP;
-			cfg[VLINK_EP_FAULT_CFG_CAP + PCI_CAP_LIST_NEXT] =
-				VLINK_EP_FAULT_CFG_CAP;
-			break;
-		case VLINK_FAULT_CAP_OUTSIDE:
-			cfg[PCI_STATUS] |= PCI_STATUS_CAP_LIST;
-			cfg[PCI_CAPABILITY_LIST] = 0xfe;
-			break;
-		case VLINK_FAULT_VENDOR_RETRY:
-			cfg[PCI_VENDOR_ID] = VLINK_VENDOR_ID_RETRY;
-			cfg[PCI_VENDOR_ID + 1] = 0;
-			break;
-		default:
-			break;
-		}
-	}
+	for (fn = 0; fn < VLINK_MAX_FUNCTIONS; fn++)
+		if (func_mask & BIT(fn))
+			vlink_ep_fault_one(f, fn);
 	pci_warn(vl->pdev, "fault injection: published %s\n",
 		 vlink_fault_names[f->armed]);
 	f->armed = VLINK_FAULT_NONE;
@@ -154,6 +232,16 @@ static ssize_t vlink_fault_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(vl->hdr->magic, ~VLINK_MAGIC);
 	} else if (!strcmp(buf, "good-magic")) {
 		WRITE_ONCE(vl->hdr->magic, VLINK_MAGIC);
+		WRITE_ONCE(vl->hdr->max_functions, VLINK_MAX_FUNCTIONS);
+	} else if (!strcmp(buf, "max-functions")) {
+		/* The server's field: a root complex must not loop on it. */
+		WRITE_ONCE(vl->hdr->max_functions, U32_MAX);
+	} else if (!strcmp(buf, "vendor-flip")) {
+		/* Rewrite function 0's IDs and capability pointer under the host. */
+		u8 *cfg = vlink_fault_cfg(vl, 0);
+
+		WRITE_ONCE(*(__le32 *)&cfg[PCI_VENDOR_ID], cpu_to_le32(0xdeadbeef));
+		WRITE_ONCE(cfg[PCI_CAPABILITY_LIST], 0xfc);
 	} else {
 		i = match_string(vlink_fault_names,
 				 ARRAY_SIZE(vlink_fault_names), buf);
@@ -205,6 +293,7 @@ void vlink_ep_faults_init(struct vlink *vl)
 		vlink_ep_faults_dir = debugfs_create_dir("vlink-ep", NULL);
 	dir = debugfs_create_dir(dev_name(dev), vlink_ep_faults_dir);
 	debugfs_create_file("fault", 0600, dir, f, &vlink_fault_fops);
+	vlink_ep_fuzz_init(vl, dir);
 	if (devm_add_action_or_reset(dev, vlink_ep_faults_remove, dir))
 		return;
 	vl->faults = f;
