@@ -49,6 +49,8 @@
  * @msix_nr: its number of MSI-X vectors, as set_msix() gave it
  * @msix_table: BIR and offset of its MSI-X table, as set_msix() gave them
  * @msix_pba: BIR and offset of its PBA
+ * @stranded: the root complex did not confirm its withdrawal: the host may
+ *            still reach its BARs until they are set anew
  *
  * What the host can write (the image in the link shm, the BAR memory) is
  * read once per use; what we decided ourselves is kept here, under
@@ -65,6 +67,7 @@ struct vlink_ep_fn {
 	unsigned int msix_nr;
 	u32 msix_table;
 	u32 msix_pba;
+	bool stranded;
 };
 
 /**
@@ -228,6 +231,7 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	spin_lock(&ep->msix_lock);
 	f->bar[bar] = epf_bar->addr;
 	f->bar_size[bar] = epf_bar->size;
+	f->stranded = false;
 	spin_unlock(&ep->msix_lock);
 	WRITE_ONCE(f->desc->bar[bar].phys, epf_bar->phys_addr);
 	WRITE_ONCE(f->desc->bar[bar].flags, epf_bar->flags);
@@ -253,6 +257,9 @@ static bool vlink_ep_withdraw(struct vlink_ep *ep, u8 func_no)
 		WRITE_ONCE(vl->self->func_mask, mask & ~BIT(func_no));
 		ep->fn[func_no].has_header = false;
 		vlink_ring(vl, VLINK_VEC_LINK);
+	} else if (ep->fn[func_no].stranded) {
+		/* Its other BARs: the root complex did not answer for this one. */
+		return false;
 	}
 	/*
 	 * Polled, not woken by our link worker: we hold epc->lock here, and
@@ -266,6 +273,7 @@ static bool vlink_ep_withdraw(struct vlink_ep *ep, u8 func_no)
 			      vl->other->func_seen)) {
 		dev_err(&ep->epc->dev, "function %u withdrawn, but the root complex did not confirm within %u s: its BAR memory is kept\n",
 			func_no, VLINK_EP_WITHDRAW_TIMEOUT_S);
+		ep->fn[func_no].stranded = true;
 		return false;
 	}
 	if (mask & BIT(func_no))

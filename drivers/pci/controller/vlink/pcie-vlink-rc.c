@@ -334,33 +334,43 @@ static u64 vlink_rc_bar_addr(const struct vlink_rc_fn *f, unsigned int bar)
 	return addr;
 }
 
+/* The BAR of @o that overlaps BAR @bar of @f (other than itself), or -1. */
+static int vlink_rc_overlapping_bar(const struct vlink_rc_fn *f,
+				    unsigned int bar,
+				    const struct vlink_rc_fn *o)
+{
+	u64 a = vlink_rc_bar_addr(f, bar), as = f->bar_size[bar];
+	unsigned int i;
+
+	for (i = 0; i < PCI_STD_NUM_BARS; i++) {
+		u64 b = vlink_rc_bar_addr(o, i), bs = o->bar_size[i];
+
+		if (bs && (o != f || i != bar) && a < b + bs && b < a + as)
+			return i;
+	}
+	return -1;
+}
+
 /* Two BARs on one piece of memory would be two windows onto one target. */
 static int vlink_rc_check_overlap(struct vlink_rc *rc, struct vlink_rc_fn *f,
 				  unsigned int fn)
 {
-	unsigned int bar, other, ofn;
+	const struct vlink_rc_fn *o;
+	unsigned int bar, ofn;
+	int other;
 
 	for (bar = 0; bar < PCI_STD_NUM_BARS; bar++) {
-		u64 a = vlink_rc_bar_addr(f, bar), as = f->bar_size[bar];
-
-		if (!as)
+		if (!f->bar_size[bar])
 			continue;
 		for (ofn = 0; ofn <= fn; ofn++) {
-			struct vlink_rc_fn *o = ofn == fn ? f : &rc->fn[ofn];
-
-			if (!o->present && o != f)
+			o = ofn == fn ? f : &rc->fn[ofn];
+			if (o != f && !o->present)
 				continue;
-			for (other = 0; other < PCI_STD_NUM_BARS; other++) {
-				u64 b = vlink_rc_bar_addr(o, other);
-				u64 bs = o->bar_size[other];
-
-				if (!bs || (o == f && other == bar))
-					continue;
-				if (a < b + bs && b < a + as)
-					return vlink_rc_refuse(rc, fn,
-							       "BAR%u overlaps BAR%u of function %u",
-							       bar, other, ofn);
-			}
+			other = vlink_rc_overlapping_bar(f, bar, o);
+			if (other >= 0)
+				return vlink_rc_refuse(rc, fn,
+						       "BAR%u overlaps BAR%d of function %u",
+						       bar, other, ofn);
 		}
 	}
 	return 0;
@@ -589,6 +599,10 @@ static void vlink_rc_withdraw(struct vlink_rc *rc, u32 mask)
 		dev_info(&rc->vl->pdev->dev, "endpoint withdrew function %u: removed\n",
 			 fn);
 	}
+	/* Function 0 is multi-function while the endpoint offers others. */
+	raw_spin_lock_irqsave(&rc->lock, flags);
+	rc->fn[0].cfg[PCI_HEADER_TYPE] = mask & ~1u ? 0x80 : 0;
+	raw_spin_unlock_irqrestore(&rc->lock, flags);
 }
 
 static void vlink_rc_scan(struct vlink_rc *rc, u32 gen, u32 mask)

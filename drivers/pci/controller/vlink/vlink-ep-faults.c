@@ -217,11 +217,9 @@ static ssize_t vlink_fault_write(struct file *file, const char __user *ubuf,
 	char buf[16];
 	int i;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
+	i = vlink_debugfs_line(buf, sizeof(buf), ubuf, count);
+	if (i)
+		return i;
 	strim(buf);
 
 	if (!strcmp(buf, "msi-bogus")) {

@@ -445,11 +445,9 @@ static ssize_t vlink_fuzz_write(struct file *file, const char __user *ubuf,
 	char buf[32];
 	int ret;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
+	ret = vlink_debugfs_line(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 	if (sscanf(buf, "%u %u", &seed, &n) != 2 || !n || n > 1000000)
 		return -EINVAL;
 	if (!vlink_peer_alive(vl) || READ_ONCE(vl->self->started)) {

@@ -90,6 +90,26 @@ int vlink_rtt_measure(struct vlink *vl, bool via_irq, unsigned int n,
 	return ret;
 }
 
+/**
+ * vlink_debugfs_line() - take a short line written to a debugfs file
+ * @buf: where to put it, NUL-terminated
+ * @size: size of @buf
+ * @ubuf: what userspace wrote
+ * @count: how many bytes it wrote
+ *
+ * Return: 0, -EINVAL when it does not fit in @buf, -EFAULT.
+ */
+int vlink_debugfs_line(char *buf, size_t size, const char __user *ubuf,
+		       size_t count)
+{
+	if (count >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	return 0;
+}
+
 static ssize_t vlink_rtt_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
@@ -98,11 +118,9 @@ static ssize_t vlink_rtt_write(struct file *file, const char __user *ubuf,
 	unsigned int n;
 	int ret;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
+	ret = vlink_debugfs_line(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 	if (sscanf(buf, "%15s %u", kind, &n) != 2)
 		return -EINVAL;
 	if (strcmp(kind, "doorbell") && strcmp(kind, "irq"))

@@ -131,5 +131,7 @@ const char *vlink_role_name(enum vlink_role role);
 int vlink_rtt_measure(struct vlink *vl, bool via_irq, unsigned int n,
 		      struct vlink_rtt *res);
 void vlink_rtt_debugfs_init(struct vlink *vl);
+int vlink_debugfs_line(char *buf, size_t size, const char __user *ubuf,
+		       size_t count);
 
 #endif /* _PCIE_VLINK_H */

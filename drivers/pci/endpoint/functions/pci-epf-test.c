@@ -85,6 +85,11 @@ module_param(corrupt_next, uint, 0644);
 MODULE_PARM_DESC(corrupt_next,
 		 "Flip one byte in each of the next N transfers (test hook)");
 
+static unsigned int stall_next_ms;
+module_param(stall_next_ms, uint, 0644);
+MODULE_PARM_DESC(stall_next_ms,
+		 "Hold the next WRITE's host window open this long before filling it (test hook)");
+
 /* BAR sizes the host has always seen from this function. */
 static const size_t epf_test_bar_size[PCI_STD_NUM_BARS] = {
 	SZ_512, SZ_512, SZ_1K, SZ_16K, SZ_128K, SZ_1M,
@@ -417,6 +422,22 @@ close:
  * WRITE: the endpoint fills the host's buffer with random data and publishes
  * its CRC32 in the checksum register for the host to verify.
  */
+/*
+ * Test hook: keep a mapped window open, so that a test can take the link
+ * down under it and see that the late write does not reach the host.
+ */
+static void epf_test_stall(struct epf_test *t, u64 pci_addr)
+{
+	unsigned int ms = xchg(&stall_next_ms, 0);
+
+	if (!ms)
+		return;
+	dev_info(&t->epf->dev, "stall_next_ms: window to %#llx held open for %u ms\n",
+		 pci_addr, ms);
+	msleep(ms);
+	dev_info(&t->epf->dev, "stall_next_ms: stall over\n");
+}
+
 static int epf_test_cmd_write(struct epf_test *t, struct epf_test_xfer *x)
 {
 	struct epf_test_window dst;
@@ -437,6 +458,7 @@ static int epf_test_cmd_write(struct epf_test *t, struct epf_test_xfer *x)
 
 	get_random_bytes(buf, x->len);
 	epf_test_reg_set(t, EPF_TEST_REG_CHECKSUM, crc32_le(~0, buf, x->len));
+	epf_test_stall(t, x->dst);
 
 	ret = epf_test_push(t, x, &dst, buf);
 	if (!ret)

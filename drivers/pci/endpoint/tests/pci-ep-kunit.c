@@ -137,7 +137,11 @@ static int epk_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 static void epk_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			  struct pci_epf_bar *epf_bar)
 {
-	epk(epc, EPK_CLEAR_BAR, func_no, vfunc_no)->bar = epf_bar;
+	struct pci_ep_kunit_epc *k = epk(epc, EPK_CLEAR_BAR, func_no, vfunc_no);
+
+	k->bar = epf_bar;
+	if (k->clear_bar_keeps)
+		epf_bar->keep = true;
 }
 
 static int epk_set_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no,

@@ -47,6 +47,7 @@ enum pci_ep_kunit_op {
  * @start_ret: returned by start()
  * @get_msi_ret: returned by get_msi()
  * @get_msix_ret: returned by get_msix()
+ * @clear_bar_keeps: clear_bar() says the host may still reach the memory
  * @func_no: func_no of the last call
  * @vfunc_no: vfunc_no of the last call
  * @hdr: header of the last write_header()
@@ -68,6 +69,7 @@ struct pci_ep_kunit_epc {
 	int			start_ret;
 	int			get_msi_ret;
 	int			get_msix_ret;
+	bool			clear_bar_keeps;
 
 	u8			func_no;
 	u8			vfunc_no;

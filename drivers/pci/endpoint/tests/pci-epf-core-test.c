@@ -5,6 +5,7 @@
  * events a bound function receives.
  */
 
+#include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/irqflags.h>
 #include <linux/notifier.h>
@@ -238,6 +239,32 @@ static void epk_bind_unbind_reclaims(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->fn->unbind_calls, 1U);
 	KUNIT_EXPECT_NULL(test, b->epf->bar[BAR_0].addr);
 	KUNIT_EXPECT_EQ(test, b->epf->bar[BAR_0].size, 0U);
+	/* which clears it in the controller before freeing it */
+	KUNIT_EXPECT_EQ(test, b->k->calls[EPK_CLEAR_BAR], 1U);
+}
+
+/* Memory the host may still reach is kept, not handed to the next user. */
+static void epk_bind_reclaim_keeps(struct kunit *test)
+{
+	struct epk_bind *b = test->priv;
+	struct device *dev = b->k->epc->dev.parent;
+	struct pci_epf_bar bar;
+
+	KUNIT_ASSERT_EQ(test, pci_epc_add_epf(b->k->epc, b->epf,
+					      PRIMARY_INTERFACE), 0);
+	b->fn->bind_bar_size = SZ_8K;
+	b->fn->unbind_keeps_bar = true;
+	b->k->clear_bar_keeps = true;
+	KUNIT_ASSERT_EQ(test, pci_epf_bind(b->epf), 0);
+	bar = b->epf->bar[BAR_0];
+	KUNIT_ASSERT_NOT_NULL(test, bar.addr);
+
+	pci_epf_unbind(b->epf);
+	KUNIT_EXPECT_NULL(test, b->epf->bar[BAR_0].addr);
+	/* still ours: the pattern written now survives, the test frees it */
+	memset(bar.addr, 0xa5, bar.size);
+	KUNIT_EXPECT_EQ(test, ((u8 *)bar.addr)[bar.size - 1], 0xa5);
+	dma_free_coherent(dev, bar.size, bar.addr, bar.phys_addr);
 }
 
 static int epk_notified;
@@ -390,6 +417,7 @@ static struct kunit_case epk_bind_cases[] = {
 	KUNIT_CASE(epk_bind_two_interfaces),
 	KUNIT_CASE(epk_bind_failure),
 	KUNIT_CASE(epk_bind_unbind_reclaims),
+	KUNIT_CASE(epk_bind_reclaim_keeps),
 	KUNIT_CASE(epk_bind_events),
 	KUNIT_CASE(epk_bind_events_atomic),
 	KUNIT_CASE(epk_bind_virtual_functions),
