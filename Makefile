@@ -83,15 +83,17 @@ test: guests
 	@$(PYTHON) $(REPO)/tests/run-all.py --build $(B) \
 		--kvariants $(TEST_KVARIANTS)
 
-# A longer lifecycle soak than make test's: a random seed unless SEED is
-# given, on KVARIANT's kernel (vlink or debug).
+# A longer lifecycle soak and hostile-endpoint fuzz than make test's: a
+# random seed unless SEED is given, on KVARIANT's kernel (vlink or debug).
 SEED ?= random
 STEPS ?= 20000
+FUZZ ?= 20000
 
 soak: guests
 	@VLINK_SOAK_SEED=$(SEED) VLINK_SOAK_STEPS=$(STEPS) \
+		VLINK_FUZZ_SEED=$(SEED) VLINK_FUZZ_COUNT=$(FUZZ) \
 		$(PYTHON) $(REPO)/tests/run-all.py --build $(B) \
-		--kvariants $(KVARIANT) --only test_soak
+		--kvariants $(KVARIANT) --only test_soak,test_fuzz
 
 # Figures for the link: transfer rates, interrupt latency, boot times.
 bench: guests

@@ -534,7 +534,7 @@ REGISTER_CASES = [
      ST_READ_OK, r"READ 67108864 bytes FAILED \(-12\)"),
     ("READ of 0xffffffff bytes at an unaligned address (the window span "
      "wraps)", CMD_READ, RC_RAM + 0x8000010, 0, 0xffffffff, 0, ST_READ_FAIL,
-     ST_READ_OK, r"READ 4294967295 bytes FAILED \(-12\)"),
+     ST_READ_OK, r"READ 4294967295 bytes FAILED \(-22\)"),
     ("READ from outside the host's RAM", CMD_READ, 0x80000000, 0, 4096, 0,
      ST_READ_FAIL | ST_SRC_BAD, ST_READ_OK,
      r"outside the host's RAM(.|\n)*READ 4096 bytes FAILED \(-22\)"),
@@ -544,9 +544,10 @@ REGISTER_CASES = [
     ("COPY of 20 MiB (each half of a COPY gets at most 16 MiB)", CMD_COPY,
      RC_RAM + 0x8000000, RC_RAM + 0xa000000, 20 * MIB, 0, ST_COPY_FAIL,
      ST_COPY_OK, r"COPY 20971520 bytes FAILED \(-12\)"),
-    ("DMA WRITE of 0xffffffff bytes", CMD_WRITE, 0, RC_RAM + 0x9000020,
+    ("DMA WRITE of 0xffffffff bytes at an unaligned address (the window "
+     "span wraps)", CMD_WRITE, 0, RC_RAM + 0x9000020,
      0xffffffff, 1, ST_WRITE_FAIL, ST_WRITE_OK,
-     r"WRITE 4294967295 bytes FAILED \(-12\), DMA"),
+     r"WRITE 4294967295 bytes FAILED \(-22\), DMA"),
     ("DMA COPY of 0xffffffff bytes at unaligned addresses (the engine "
      "refuses it: the COPY must fail)", CMD_COPY, RC_RAM + 0x8000010,
      RC_RAM + 0x9000020, 0xffffffff, 1, ST_COPY_FAIL, ST_COPY_OK,

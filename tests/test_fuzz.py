@@ -9,11 +9,12 @@ the image describes).  The root complex must answer every generation, write noth
 the endpoint's RAM outside the BARs it accepted, stay silent but for its
 refusals, and enumerate a good function afterwards.
 
-VLINK_FUZZ_SEED and VLINK_FUZZ_COUNT choose the run (`make soak` runs a
-longer one); the figures are printed.
+VLINK_FUZZ_SEED (a number, or "random") and VLINK_FUZZ_COUNT choose the
+run (`make soak` runs a longer one); the seed and figures are printed.
 """
 
 import os
+import random
 import re
 
 from vlinkrig import Rig
@@ -30,7 +31,8 @@ FIGURES = re.compile(r"seed (\d+): (\d+) mutations, (\d+) refused, (\d+) "
 
 def settings():
     debug = os.environ.get("VLINK_KVARIANT", "vlink") != "vlink"
-    seed = int(os.environ.get("VLINK_FUZZ_SEED", "1"))
+    seed = os.environ.get("VLINK_FUZZ_SEED", "1")
+    seed = random.randrange(1 << 31) if seed == "random" else int(seed)
     count = int(os.environ.get("VLINK_FUZZ_COUNT", "500" if debug else
                                "2000"))
     return seed, count

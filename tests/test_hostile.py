@@ -72,6 +72,29 @@ def published_faults(r, ep, rc):
     r.step("hostile endpoint: BAR tests pass again", bar_tests, rc)
 
 
+def restore_spares_new_image(r, ep, rc):
+    """Undoing a fault puts back only what the fault spoiled: a function
+    bound since keeps its own image (its device ID here)."""
+    shell_ok(ep, "vlink-epf stop")
+    mark = rc.mark()
+    shell_ok(ep, f"echo bar-outside > {FAULT} && vlink-epf start")
+    r.step("hostile endpoint: bar-outside refused before a rebind",
+           rc.expect, r"vlink-rc \S+: " + REFUSALS["bar-outside"], 30,
+           "the RC to refuse bar-outside", since=mark)
+    mark = rc.mark()
+    # TI J721E: another ID the stock host driver takes.
+    shell_ok(ep, "vlink-epf down t0 && vlink-epf up t9 -D 0xb00d")
+    r.step("hostile endpoint: a function bound after a fault is enumerated "
+           "with its own image", rc.expect, r"pci 0001:00:00\.0: "
+           r"\[104c:b00d\]", 30, "the RC to enumerate 104c:b00d",
+           since=mark)
+    r.step("hostile endpoint: and probed", wait_probed, rc, mark)
+    r.step("hostile endpoint: and passes the BAR tests", bar_tests, rc)
+    mark = rc.mark()
+    shell_ok(ep, "vlink-epf down t9 && vlink-epf up t0")
+    wait_probed(rc, mark)
+
+
 def config_words(rc, offset, count):
     """count 32-bit words of the function's config space, as the RC reads
     them through our config accessors."""
@@ -167,6 +190,7 @@ def run(results, build):
             shell_ok(ep, "vlink-epf up t0")
             wait_probed(rc, mark)
             published_faults(results, ep, rc)
+            restore_spares_new_image(results, ep, rc)
             bar_address_fixed(results, rc)
             header_function_count(results, ep, rc)
             bogus_vector(results, ep, rc)

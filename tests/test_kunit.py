@@ -38,7 +38,7 @@ EXPECTED_SUITES = {
     "pci_epc_func_no": 6,
     "pci_epc_helpers": 5,
     "pci_epf_lifetime": 5,          # pci-epf-core-test.c
-    "pci_epf_bind": 8,
+    "pci_epf_bind": 9,
     "pci_ep_cfs_attrs": 16,         # pci-ep-cfs-test.c
 }
 

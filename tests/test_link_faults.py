@@ -15,6 +15,11 @@
     function is enumerated again, the endpoint reports link up and the
     host's BAR test passes.
 (d) The same for the root complex, ended early with "up rc".
+(e) The root complex hears nothing (link doorbells dropped) while the
+    endpoint's function is unbound: the endpoint cannot have the
+    withdrawal confirmed, so it keeps the BAR memory the host may still
+    write, and says so; once doorbells flow again a new function is
+    enumerated.
 Each case runs several times; both consoles stay clean.
 """
 
@@ -144,6 +149,28 @@ def link_down(r, rig, ep, rc, n, role, how):
     r.no_trouble(f"{name}: EP kernel log clean", ep, ep_mark)
 
 
+def unconfirmed_withdraw(r, rig, ep, rc):
+    name = "withdrawal the RC does not confirm"
+    mark, ep_mark = rc.mark(), ep.mark()
+    command(rig, "drop rc link 1000")
+    shell_ok(ep, "vlink-epf down t0", 120)
+    r.step(f"{name}: the EP says it keeps the BAR memory", ep.expect,
+           r"pci_epc \S+: function 0 withdrawn, but the root complex did not "
+           r"confirm within \d+ s: its BAR memory is kept", DOWN_TIMEOUT,
+           "the endpoint to give up waiting", since=ep_mark)
+    r.step(f"{name}: the framework keeps it, not frees it", ep.expect,
+           r"pci_epf_test\S*: BAR0: the host may still write its \d+ bytes "
+           r"at \S+: kept, not freed", DOWN_TIMEOUT,
+           "the framework to keep BAR0's memory", since=ep_mark)
+    command(rig, "drop rc link 0")
+    mark = rc.mark()
+    shell_ok(ep, "vlink-epf up t1")
+    r.step(f"{name}: a new function is enumerated once doorbells flow",
+           wait_probed, rc, mark)
+    r.step(f"{name}: BAR0 test passes", bar0_okay, rc)
+    r.no_trouble(f"{name}: RC kernel log clean", rc, mark)
+
+
 def run(results, build):
     with Rig(build, name="linkfaults", control=True) as rig:
         try:
@@ -161,6 +188,7 @@ def run(results, build):
                 link_down(results, rig, ep, rc, n, "ep", "timed")
             for n in range(ROUNDS):
                 link_down(results, rig, ep, rc, n, "rc", "on request")
+            unconfirmed_withdraw(results, rig, ep, rc)
         except Abort:
             pass
         check_consoles(results, rig, "link faults")

@@ -3,13 +3,14 @@
 sees one multi-function device, functions 0..3, each with its own config
 space, BARs and interrupts; all four are tested at the same time.  Then
 one is unbound on the live link: the root complex removes just that one
-and the others keep working.
+and the others keep working.  Last, with function 0 unbound, the
+controller refuses to start.
 """
 
 import re
 
 from vlinkrig import Rig
-from vlinktest import Abort, check_consoles
+from vlinktest import EINVAL, Abort, check_consoles
 from test_endpoint import shell_ok
 
 NFUNC = 4
@@ -56,6 +57,20 @@ def enumerate_all(rc, mark):
     assert int(out.split()[0], 16) & 0x80, f"header type {out!r}"
 
 
+def no_function_zero(r, ep):
+    """A host stops scanning at an absent function 0: a start without it
+    is refused, with an errno and a log line."""
+    shell_ok(ep, "vlink-epf stop && vlink-epf unbind t0")
+    mark = ep.mark()
+    status, out = ep.run("echo 1 > $(ls -d "
+                         "/sys/kernel/config/pci_ep/controllers/*)/start")
+    r.record("multi-function: a start without function 0 is refused",
+             status != 0 and EINVAL in out, f"exit {status}: {out}")
+    r.step("multi-function: and the controller says why", ep.expect,
+           r"start: function 0 has not written its header", 10,
+           "the controller's refusal", since=mark)
+
+
 def run(results, build):
     with Rig(build, name="multifunction") as rig:
         try:
@@ -86,5 +101,6 @@ def scenario(r, rig):
              all(f"0001:00:00.{i}" in out for i in (0, 1, 3)) and
              "0001:00:00.2" not in out, out)
     concurrent_tests(r, rc, (0, 1, 3), "after unbinding function 2")
+    no_function_zero(r, ep)
     r.no_leaks("multi-function: ep: no kmemleak leak", ep)
     r.no_leaks("multi-function: rc: no kmemleak leak", rc)

@@ -11,14 +11,18 @@
 (b) The root complex's QEMU is killed and restarted: the endpoint's
     function sees link down, then link up, and the host's tests pass on
     the new root complex.
-Each case runs several times.
+(c) The root complex's QEMU is killed while the endpoint holds a window
+    onto its RAM mapped (pci-epf-test's stall_next_ms hook): the endpoint
+    parks the mapping at link down, and the write it makes afterwards
+    does not reach the root complex's RAM file.
+Cases (a) and (b) run several times.
 """
 
 import re
 
 from vlinkrig import Rig
 from vlinktest import QUIET_LINES, Abort, check_consoles
-from test_endpoint import bar_tests, shell_ok, wait_probed
+from test_endpoint import shell_ok, wait_probed
 
 ROUNDS = 3
 DOWN_TIMEOUT = 30
@@ -98,15 +102,61 @@ def root_complex_dies(r, rig, ep, rc, n):
     r.step(f"{name}: EP sees link down", ep.expect,
            r"pci_epc \S+: link down", DOWN_TIMEOUT,
            "the endpoint to see link down", since=mark)
-    rc2 = rig.start_guest("rc", name=f"rc-{n + 1}")
+    rc2 = new_root_complex(r, rig, ep, name, f"rc-{n + 1}", mark)
+    r.no_trouble(f"{name}: EP kernel log clean", ep, mark)
+    return rc2
+
+
+def new_root_complex(r, rig, ep, name, guest_name, mark):
+    """A root complex replaces a dead one: the link comes up, tests pass."""
+    rc2 = rig.start_guest("rc", name=guest_name)
     r.step(f"{name}: EP sees link up with the new RC", ep.expect,
            r"pci_epc \S+: link up", 120, "the endpoint to see link up",
            since=mark)
     rc2.wait_shell()
     r.step(f"{name}: the new RC passes BAR and 1 MiB tests", host_passes,
            rc2)
-    r.no_trouble(f"{name}: EP kernel log clean", ep, mark)
     return rc2
+
+
+RC_RAM_BASE = 0x40000000
+STALL_MS = 4000
+STALL_BYTES = 65536
+
+
+def rc_ram(rig, addr, size):
+    """What the root complex's RAM holds, read from its file on this side."""
+    with open(rig.ram_file("rc"), "rb") as f:
+        f.seek(addr - RC_RAM_BASE)
+        return f.read(size)
+
+
+def root_complex_dies_under_window(r, rig, ep, rc, n):
+    """The RC dies while the endpoint holds a window onto its RAM mapped:
+    the mapping is parked at link down, so the write the endpoint still
+    makes lands nowhere, not in the RAM the next root complex boots in."""
+    name = f"RC killed under a mapped window ({n})"
+    mark = ep.mark()
+    shell_ok(ep, f"echo {STALL_MS} > "
+             "/sys/module/pci_epf_test/parameters/stall_next_ms")
+    rc.send(f"pcitest -r -s {STALL_BYTES}\n")
+    m = r.step(f"{name}: the EP holds a window onto host RAM", ep.expect,
+               r"stall_next_ms: window to (0x[0-9a-f]+) held open", 60,
+               "the endpoint to map the host buffer", since=mark)
+    addr = int(m.group(1), 16)
+    rc.kill()
+    r.step(f"{name}: the EP parks the mapping at link down", ep.expect,
+           r"vlink-ep \S+: link down: parked [1-9]\d* outbound mapping",
+           DOWN_TIMEOUT, "the endpoint to park its mappings", since=mark)
+    before = rc_ram(rig, addr, STALL_BYTES)
+    r.step(f"{name}: the stalled write is made", ep.expect,
+           rf"WRITE {STALL_BYTES} bytes (ok|FAILED)",
+           DOWN_TIMEOUT + STALL_MS / 1000, "the endpoint's late write",
+           since=mark)
+    r.record(f"{name}: the late write did not reach the host's RAM",
+             rc_ram(rig, addr, STALL_BYTES) == before,
+             f"host RAM at {addr:#x} changed after the link went down")
+    return new_root_complex(r, rig, ep, name, f"rc-window-{n}", mark)
 
 
 def run(results, build):
@@ -120,6 +170,7 @@ def run(results, build):
                 ep = endpoint_dies(results, rig, ep, rc, n)
             for n in range(ROUNDS):
                 rc = root_complex_dies(results, rig, ep, rc, n)
+            rc = root_complex_dies_under_window(results, rig, ep, rc, 0)
         except Abort:
             pass
         # The first RC is the one that sees the endpoints killed.

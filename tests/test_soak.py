@@ -394,6 +394,10 @@ class Soak:
         if not self.m.linked():
             return Op(desc + ", nothing linked", cmd, False,
                       "refused to start" if script else ENODEV)
+        # A host stops scanning at an absent function 0.
+        if not any(f.fn == 0 for f in self.m.linked()):
+            return Op(desc + ", no function 0", cmd, False,
+                      "refused to start" if script else EINVAL)
         return self.start(Op(desc, cmd, True))
 
     def gen_stop(self, script=False):

@@ -11,6 +11,12 @@ from vlinktest import Abort, check_consoles
 from test_endpoint import bar_tests, shell_ok, wait_probed
 
 LINK_DEV = "0000:00:01.0"    # the ivshmem-doorbell device, addr=1
+RC_DRIVER = "/sys/bus/pci/drivers/vlink-rc"
+EP_DRIVER = "/sys/bus/pci/drivers/vlink-ep"
+# The removal holds the PCI rescan lock while the driver's remove runs.
+REMOVE = f"echo 1 > /sys/bus/pci/devices/{LINK_DEV}/remove"
+RESCAN = "echo 1 > /sys/bus/pci/rescan"
+CFS = "/sys/kernel/config/pci_ep"
 TIMEOUT = 60
 
 
@@ -19,11 +25,12 @@ def wait_enumerated(rc, since):
     bar_tests(rc)
 
 
-def rc_unbind_bind(r, ep, rc):
-    name = "unbind: RC driver unbound and bound again"
+def rc_gone_and_back(r, ep, rc, name, away, back):
+    """The RC's link driver goes away (away), then comes back (back)."""
     mark, ep_mark = rc.mark(), ep.mark()
-    shell_ok(rc, f"echo {LINK_DEV} > /sys/bus/pci/drivers/vlink-rc/unbind",
-             TIMEOUT)
+    # Restarting the endpoint queues a scan that races the removal.
+    shell_ok(ep, "vlink-epf stop && vlink-epf start")
+    shell_ok(rc, away, TIMEOUT)
     r.step(f"{name}: the RC says its link is removed", rc.expect,
            r"vlink-rc \S+: root complex link removed", TIMEOUT,
            "the RC's remove to finish", since=mark)
@@ -34,64 +41,27 @@ def rc_unbind_bind(r, ep, rc):
            r"pci_epc \S+: link down", TIMEOUT, "link down on the EP",
            since=ep_mark)
     mark = rc.mark()
-    shell_ok(rc, f"echo {LINK_DEV} > /sys/bus/pci/drivers/vlink-rc/bind",
-             TIMEOUT)
+    shell_ok(rc, back, TIMEOUT)
     r.step(f"{name}: the endpoint is enumerated again", wait_enumerated,
            rc, mark)
 
 
-def rc_remove_rescan(r, ep, rc):
-    name = "unbind: RC link device removed and rescanned"
-    mark = rc.mark()
-    # Restarting the endpoint queues a scan that races the removal.
-    shell_ok(ep, "vlink-epf stop && vlink-epf start")
-    shell_ok(rc, f"echo 1 > /sys/bus/pci/devices/{LINK_DEV}/remove",
-             TIMEOUT)
-    r.step(f"{name}: the remove returns", rc.expect,
-           r"vlink-rc \S+: root complex link removed", TIMEOUT,
-           "the RC's remove to finish", since=mark)
-    mark = rc.mark()
-    shell_ok(rc, "echo 1 > /sys/bus/pci/rescan", TIMEOUT)
-    r.step(f"{name}: the endpoint is enumerated again", wait_enumerated,
-           rc, mark)
-
-
-def ep_unbind_bind(r, ep, rc):
-    name = "unbind: EP driver unbound with a function bound"
+def ep_gone_and_back(r, ep, rc, name, away, back, function):
+    """The EP's link driver goes away with a function bound, then comes
+    back (back) and a new function on it is enumerated."""
     mark, ep_mark = rc.mark(), ep.mark()
-    shell_ok(ep, f"echo {LINK_DEV} > /sys/bus/pci/drivers/vlink-ep/unbind",
-             TIMEOUT)
+    shell_ok(ep, away, TIMEOUT)
     r.step(f"{name}: the EP says its controller is removed", ep.expect,
            r"vlink-ep \S+: endpoint controller \S+ removed", TIMEOUT,
            "the EP's remove to finish", since=ep_mark)
     r.step(f"{name}: the RC removes the function", rc.expect,
            r"vlink-rc \S+: link down: removed [1-9]\d* function", TIMEOUT,
            "the RC to remove the endpoint's function", since=mark)
-    out = shell_ok(ep, "vlink-epf list")
-    r.record(f"{name}: configfs lists no controller", "0000:00:01.0" not in
-             out.split("functions")[0], out)
-    shell_ok(ep, f"echo {LINK_DEV} > /sys/bus/pci/drivers/vlink-ep/bind",
-             TIMEOUT)
+    out = shell_ok(ep, f"ls {CFS}/controllers")
+    r.record(f"{name}: configfs lists no controller", not out.split(), out)
+    shell_ok(ep, back, TIMEOUT)
     mark = rc.mark()
-    shell_ok(ep, "vlink-epf up t1")
-    r.step(f"{name}: a function on the new controller is enumerated",
-           wait_enumerated, rc, mark)
-
-
-def ep_remove_rescan(r, ep, rc):
-    name = "unbind: EP link device removed and rescanned"
-    mark, ep_mark = rc.mark(), ep.mark()
-    shell_ok(ep, f"echo 1 > /sys/bus/pci/devices/{LINK_DEV}/remove",
-             TIMEOUT)
-    r.step(f"{name}: the remove returns", ep.expect,
-           r"vlink-ep \S+: endpoint controller \S+ removed", TIMEOUT,
-           "the EP's remove to finish", since=ep_mark)
-    r.step(f"{name}: the RC removes the function", rc.expect,
-           r"vlink-rc \S+: link down: removed [1-9]\d* function", TIMEOUT,
-           "the RC to remove the endpoint's function", since=mark)
-    shell_ok(ep, "echo 1 > /sys/bus/pci/rescan", TIMEOUT)
-    mark = rc.mark()
-    shell_ok(ep, "vlink-epf up t2")
+    shell_ok(ep, f"vlink-epf up {function}")
     r.step(f"{name}: a function on the new controller is enumerated",
            wait_enumerated, rc, mark)
 
@@ -103,10 +73,20 @@ def run(results, build):
             mark = rc.mark()
             shell_ok(ep, "vlink-epf up t0")
             wait_probed(rc, mark)
-            rc_unbind_bind(results, ep, rc)
-            rc_remove_rescan(results, ep, rc)
-            ep_unbind_bind(results, ep, rc)
-            ep_remove_rescan(results, ep, rc)
+            rc_gone_and_back(results, ep, rc,
+                             "unbind: RC driver unbound and bound again",
+                             f"echo {LINK_DEV} > {RC_DRIVER}/unbind",
+                             f"echo {LINK_DEV} > {RC_DRIVER}/bind")
+            rc_gone_and_back(results, ep, rc,
+                             "unbind: RC link device removed and "
+                             "rescanned", REMOVE, RESCAN)
+            ep_gone_and_back(results, ep, rc,
+                             "unbind: EP driver unbound with a function "
+                             "bound", f"echo {LINK_DEV} > {EP_DRIVER}/unbind",
+                             f"echo {LINK_DEV} > {EP_DRIVER}/bind", "t1")
+            ep_gone_and_back(results, ep, rc,
+                             "unbind: EP link device removed and rescanned",
+                             REMOVE, RESCAN, "t2")
         except Abort:
             pass
         check_consoles(results, rig, "unbind")
