@@ -22,30 +22,31 @@ from vlinktest import Abort, check_consoles
 from test_endpoint import bar_tests, shell_ok, wait_probed
 
 FUZZ = "$(ls /sys/kernel/debug/vlink-ep/*/fuzz)"
-# Per generation a rescan, a probe and a removal: generous on TCG.
-SECONDS_PER_GENERATION = 0.5
+# Per generation a rescan, a probe and a removal: a bound, generous on TCG
+# (measured: 7 ms on the normal kernel, 0.65 s on the debug kernel).
 FIGURES = re.compile(r"seed (\d+): (\d+) mutations, (\d+) refused, (\d+) "
                      r"accepted, (\d+) unanswered, (\d+) canary faults, "
                      r"good image (enumerated|NOT enumerated)")
 
 
 def settings():
+    """seed, generations and the seconds each may take at most."""
     debug = os.environ.get("VLINK_KVARIANT", "vlink") != "vlink"
     seed = os.environ.get("VLINK_FUZZ_SEED", "1")
     seed = random.randrange(1 << 31) if seed == "random" else int(seed)
-    count = int(os.environ.get("VLINK_FUZZ_COUNT", "500" if debug else
+    count = int(os.environ.get("VLINK_FUZZ_COUNT", "300" if debug else
                                "2000"))
-    return seed, count
+    return seed, count, 3.0 if debug else 0.5
 
 
 def fuzz(r, ep, rc):
-    seed, count = settings()
+    seed, count, per_generation = settings()
     # Only warnings and worse on the consoles: thousands of enumerations.
     shell_ok(rc, "dmesg -n 5")
     shell_ok(ep, "dmesg -n 5")
     status, out = r.step("fuzz: the EP's fuzzer runs to its end", ep.run,
                          f"echo {seed} {count} > {FUZZ}; echo status $?; "
-                         f"cat {FUZZ}", 60 + count * SECONDS_PER_GENERATION)
+                         f"cat {FUZZ}", 60 + count * per_generation)
     m = FIGURES.search(out)
     r.record("fuzz: the run reports its figures", status == 0 and m, out)
     if not m:
