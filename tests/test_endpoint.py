@@ -113,6 +113,19 @@ def configfs_bad_input(r, ep, rc):
     # And the framework still works.
     r.step("configfs: bind after bad input", bind, ep, rc)
     r.step("configfs: BAR tests after bad input", bar_tests, rc)
+    r.step("endpoint: every BAR is at least a page, the controller's "
+           "alignment", bars_page_sized, rc)
+
+
+def bars_page_sized(rc):
+    """The controller's window maps whole pages and says so (epc_features
+    align), so every BAR the function allocates is at least a page."""
+    out = shell_ok(rc, "head -6 /sys/bus/pci/devices/0001:00:00.0/resource")
+    sizes = [int(end, 16) - int(start, 16) + 1
+             for start, end, _ in (line.split() for line in out.split("\n")
+                                   if line.startswith("0x"))
+             if int(end, 16)]
+    assert sizes and min(sizes) >= 4096, f"BAR sizes {sizes}"
 
 
 def cycles(r, ep, rc, n=3):
