@@ -35,7 +35,6 @@
 #define VLINK_EP_OB_SIZE	SZ_32M
 #define VLINK_EP_WITHDRAW_POLL_US	1000
 #define VLINK_EP_WITHDRAW_TIMEOUT_S	5
-#define VLINK_INTX_BITS		(4 * VLINK_MAX_FUNCTIONS)
 
 /**
  * struct vlink_ep_fn - one function as this controller publishes it
@@ -639,20 +638,14 @@ static const struct pci_epc_ops vlink_ep_ops = {
  * Our generation is up once the root complex has enumerated it; it is down
  * again when the root complex or its driver goes away.
  */
-static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
+static void vlink_ep_set_linked(struct vlink_ep *ep, bool up)
 {
-	struct vlink_ep *ep = vl->priv;
-	bool up, changed;
+	bool changed;
 
 	mutex_lock(&ep->link_lock);
-	up = peer_alive && READ_ONCE(vl->self->started) &&
-	     READ_ONCE(vl->other->enum_gen) == vl->self->start_gen;
 	changed = up != ep->linked;
 	ep->linked = up;
 	mutex_unlock(&ep->link_lock);
-
-	if (up)
-		vlink_ep_msix_unmasked(ep);
 	if (!changed)
 		return;
 	dev_info(&ep->epc->dev, "link %s\n", up ? "up" : "down");
@@ -665,6 +658,17 @@ static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
 		pci_epc_linkup(ep->epc);
 	else
 		pci_epc_linkdown(ep->epc);
+}
+
+static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
+{
+	struct vlink_ep *ep = vl->priv;
+	bool up = peer_alive && READ_ONCE(vl->self->started) &&
+		  READ_ONCE(vl->other->enum_gen) == vl->self->start_gen;
+
+	vlink_ep_set_linked(ep, up);
+	if (up)
+		vlink_ep_msix_unmasked(ep);
 }
 
 static const struct vlink_ops vlink_ep_link_ops = {
@@ -686,9 +690,8 @@ static int vlink_ep_init_functions(struct vlink_ep *ep)
 	}
 	ep->epc->max_functions = max;
 	for (i = 0; i < max; i++) {
-		ep->fn[i].cfg = vl->shm + VLINK_CFG_OFFSET + i * VLINK_CFG_SIZE;
-		ep->fn[i].desc = vl->shm + VLINK_FUNC_OFFSET +
-				 i * VLINK_FUNC_STRIDE;
+		ep->fn[i].cfg = vlink_cfg(vl, i);
+		ep->fn[i].desc = vlink_desc(vl, i);
 		memset(ep->fn[i].cfg, 0, VLINK_CFG_SIZE);
 		memset(ep->fn[i].desc, 0, sizeof(*ep->fn[i].desc));
 	}
@@ -760,16 +763,9 @@ static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 static void vlink_ep_remove(struct pci_dev *pdev)
 {
 	struct vlink_ep *ep = pci_get_drvdata(pdev);
-	bool was_up;
 
 	vlink_stop(ep->vl);
-	mutex_lock(&ep->link_lock);
-	was_up = ep->linked;
-	ep->linked = false;
-	mutex_unlock(&ep->link_lock);
-	vlink_ob_set_link(&ep->ob, false);
-	if (was_up)
-		pci_epc_linkdown(ep->epc);
+	vlink_ep_set_linked(ep, false);
 	dev_info(&pdev->dev, "endpoint controller %s removed\n",
 		 dev_name(&ep->epc->dev));
 }

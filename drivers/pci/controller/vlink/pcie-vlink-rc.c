@@ -32,7 +32,6 @@
 
 #define VLINK_RC_CFG_EMULATED	0x100	/* beyond it, config space reads 0 */
 #define VLINK_RC_MAX_CAPS	48
-#define VLINK_INTX_BITS		(4 * VLINK_MAX_FUNCTIONS)
 
 /**
  * struct vlink_rc_fn - the root complex's view of one endpoint function
@@ -259,7 +258,7 @@ static void vlink_rc_set_wmask(struct vlink_rc_fn *f, unsigned int where,
 }
 
 static int vlink_rc_check_header(struct vlink_rc *rc, struct vlink_rc_fn *f,
-				 unsigned int fn, bool multi)
+				 unsigned int fn)
 {
 	u16 vendor = vlink_rc_cfg16(f, PCI_VENDOR_ID);
 	u8 type = f->cfg[PCI_HEADER_TYPE] & PCI_HEADER_TYPE_MASK;
@@ -270,8 +269,8 @@ static int vlink_rc_check_header(struct vlink_rc *rc, struct vlink_rc_fn *f,
 	if (type != PCI_HEADER_TYPE_NORMAL)
 		return vlink_rc_refuse(rc, fn, "header type %u is not an endpoint's",
 				       type);
-	/* Function 0 says it is multi-function when others are there. */
-	f->cfg[PCI_HEADER_TYPE] = multi ? 0x80 : 0;
+	/* The multi-function bit is ours: vlink_rc_set_multi() */
+	f->cfg[PCI_HEADER_TYPE] = 0;
 	/* BARs are emulated, there is no expansion ROM, no Cardbus CIS. */
 	memset(f->cfg + PCI_BASE_ADDRESS_0, 0, PCI_CARDBUS_CIS + 4 -
 	       PCI_BASE_ADDRESS_0);
@@ -503,14 +502,13 @@ static int vlink_rc_load_function(struct vlink_rc *rc, struct vlink_rc_fn *f,
 	int ret;
 
 	memset(f, 0, sizeof(*f));
-	f->shm_cfg = vl->shm + VLINK_CFG_OFFSET + fn * VLINK_CFG_SIZE;
+	f->shm_cfg = vlink_cfg(vl, fn);
 	if (!(mask & BIT(fn)))
 		return -ENODEV;
 	memcpy(f->cfg, f->shm_cfg, sizeof(f->cfg));
-	memcpy(&desc, vl->shm + VLINK_FUNC_OFFSET + fn * VLINK_FUNC_STRIDE,
-	       sizeof(desc));
+	memcpy(&desc, vlink_desc(vl, fn), sizeof(desc));
 
-	ret = vlink_rc_check_header(rc, f, fn, !fn && (mask & ~1u));
+	ret = vlink_rc_check_header(rc, f, fn);
 	if (!ret)
 		ret = vlink_rc_place_bars(rc, f, &desc, fn);
 	if (!ret)
@@ -518,6 +516,16 @@ static int vlink_rc_load_function(struct vlink_rc *rc, struct vlink_rc_fn *f,
 	if (!ret)
 		ret = vlink_rc_check_caps(rc, f, fn);
 	return ret;
+}
+
+/* Function 0 is multi-function while the endpoint offers others. */
+static void vlink_rc_set_multi(struct vlink_rc *rc, u32 mask)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&rc->lock, flags);
+	rc->fn[0].cfg[PCI_HEADER_TYPE] = mask & ~1u ? 0x80 : 0;
+	raw_spin_unlock_irqrestore(&rc->lock, flags);
 }
 
 /* Build our view of the endpoint's functions from what it published. */
@@ -534,6 +542,7 @@ static unsigned int vlink_rc_load_functions(struct vlink_rc *rc, u32 mask)
 		rc->fn[fn] = *f;
 		raw_spin_unlock_irqrestore(&rc->lock, flags);
 	}
+	vlink_rc_set_multi(rc, mask);
 	return n;
 }
 
@@ -599,10 +608,7 @@ static void vlink_rc_withdraw(struct vlink_rc *rc, u32 mask)
 		dev_info(&rc->vl->pdev->dev, "endpoint withdrew function %u: removed\n",
 			 fn);
 	}
-	/* Function 0 is multi-function while the endpoint offers others. */
-	raw_spin_lock_irqsave(&rc->lock, flags);
-	rc->fn[0].cfg[PCI_HEADER_TYPE] = mask & ~1u ? 0x80 : 0;
-	raw_spin_unlock_irqrestore(&rc->lock, flags);
+	vlink_rc_set_multi(rc, mask);
 }
 
 static void vlink_rc_scan(struct vlink_rc *rc, u32 gen, u32 mask)

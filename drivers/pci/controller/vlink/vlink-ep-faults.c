@@ -101,23 +101,20 @@ static void vlink_ep_faults_restore(struct vlink_ep_faults *f)
 	}
 }
 
-static struct vlink_func_desc *vlink_fault_desc(struct vlink *vl,
-						unsigned int fn)
+/* Make the capability list of cfg start at pos. */
+static void vlink_fault_caps_at(struct vlink_ep_faults *f, u8 *cfg, u8 pos)
 {
-	return vl->shm + VLINK_FUNC_OFFSET + fn * VLINK_FUNC_STRIDE;
-}
-
-static u8 *vlink_fault_cfg(struct vlink *vl, unsigned int fn)
-{
-	return vl->shm + VLINK_CFG_OFFSET + fn * VLINK_CFG_SIZE;
+	vlink_fault_set(f, cfg[PCI_STATUS],
+			(u8)(cfg[PCI_STATUS] | PCI_STATUS_CAP_LIST));
+	vlink_fault_set(f, cfg[PCI_CAPABILITY_LIST], pos);
 }
 
 static struct dentry *vlink_ep_faults_dir;
 
 static void vlink_ep_fault_one(struct vlink_ep_faults *f, unsigned int fn)
 {
-	struct vlink_func_desc *d = vlink_fault_desc(f->vl, fn);
-	u8 *cfg = vlink_fault_cfg(f->vl, fn);
+	struct vlink_func_desc *d = vlink_desc(f->vl, fn);
+	u8 *cfg = vlink_cfg(f->vl, fn);
 	u8 cap = VLINK_EP_FAULT_CFG_CAP;
 
 	switch (f->armed) {
@@ -135,21 +132,15 @@ static void vlink_ep_fault_one(struct vlink_ep_faults *f, unsigned int fn)
 		vlink_fault_set(f, d->bar[1].flags, d->bar[0].flags);
 		break;
 	case VLINK_FAULT_CAP_LOOP:
-		vlink_fault_set(f, cfg[PCI_STATUS],
-				(u8)(cfg[PCI_STATUS] | PCI_STATUS_CAP_LIST));
-		vlink_fault_set(f, cfg[PCI_CAPABILITY_LIST], cap);
+		vlink_fault_caps_at(f, cfg, cap);
 		vlink_fault_set(f, cfg[cap + PCI_CAP_LIST_NEXT], cap);
 		break;
 	case VLINK_FAULT_CAP_OUTSIDE:
-		vlink_fault_set(f, cfg[PCI_STATUS],
-				(u8)(cfg[PCI_STATUS] | PCI_STATUS_CAP_LIST));
-		vlink_fault_set(f, cfg[PCI_CAPABILITY_LIST], (u8)0xfe);
+		vlink_fault_caps_at(f, cfg, 0xfe);
 		break;
 	case VLINK_FAULT_CAP_MSI_END:
 		/* A 64-bit MSI capability with masking needs 24 bytes. */
-		vlink_fault_set(f, cfg[PCI_STATUS],
-				(u8)(cfg[PCI_STATUS] | PCI_STATUS_CAP_LIST));
-		vlink_fault_set(f, cfg[PCI_CAPABILITY_LIST], (u8)0xf0);
+		vlink_fault_caps_at(f, cfg, 0xf0);
 		vlink_fault_set(f, cfg[0xf0 + PCI_CAP_LIST_ID],
 				(u8)PCI_CAP_ID_MSI);
 		vlink_fault_set(f, cfg[0xf0 + PCI_CAP_LIST_NEXT], (u8)0);
@@ -160,9 +151,7 @@ static void vlink_ep_fault_one(struct vlink_ep_faults *f, unsigned int fn)
 		break;
 	case VLINK_FAULT_MSIX_OUTSIDE:
 		/* The MSI-X table starts beyond the end of BAR0. */
-		vlink_fault_set(f, cfg[PCI_STATUS],
-				(u8)(cfg[PCI_STATUS] | PCI_STATUS_CAP_LIST));
-		vlink_fault_set(f, cfg[PCI_CAPABILITY_LIST], cap);
+		vlink_fault_caps_at(f, cfg, cap);
 		vlink_fault_set(f, cfg[cap + PCI_CAP_LIST_ID],
 				(u8)PCI_CAP_ID_MSIX);
 		vlink_fault_set(f, cfg[cap + PCI_CAP_LIST_NEXT], (u8)0);
@@ -236,7 +225,7 @@ static ssize_t vlink_fault_write(struct file *file, const char __user *ubuf,
 		WRITE_ONCE(vl->hdr->max_functions, U32_MAX);
 	} else if (!strcmp(buf, "vendor-flip")) {
 		/* Rewrite function 0's IDs and capability pointer under the host. */
-		u8 *cfg = vlink_fault_cfg(vl, 0);
+		u8 *cfg = vlink_cfg(vl, 0);
 
 		WRITE_ONCE(*(__le32 *)&cfg[PCI_VENDOR_ID], cpu_to_le32(0xdeadbeef));
 		WRITE_ONCE(cfg[PCI_CAPABILITY_LIST], 0xfc);

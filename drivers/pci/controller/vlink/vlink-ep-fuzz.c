@@ -273,19 +273,19 @@ static void fuzz_mutate(struct vlink_fuzz *z)
 	}
 }
 
-static void fuzz_publish(struct vlink_fuzz *z)
+static void fuzz_publish(struct vlink_fuzz *z, bool started)
 {
 	struct vlink *vl = z->vl;
 	unsigned int fn;
 
 	for (fn = 0; fn < FUZZ_FUNCS; fn++) {
-		memcpy(vl->shm + VLINK_CFG_OFFSET + fn * VLINK_CFG_SIZE,
-		       z->img.cfg[fn], sizeof(z->img.cfg[fn]));
-		memcpy(vl->shm + VLINK_FUNC_OFFSET + fn * VLINK_FUNC_STRIDE,
-		       &z->img.desc[fn], sizeof(z->img.desc[fn]));
+		memcpy(vlink_cfg(vl, fn), z->img.cfg[fn],
+		       sizeof(z->img.cfg[fn]));
+		memcpy(vlink_desc(vl, fn), &z->img.desc[fn],
+		       sizeof(z->img.desc[fn]));
 	}
 	WRITE_ONCE(vl->self->func_mask, z->img.mask);
-	WRITE_ONCE(vl->self->started, 1);
+	WRITE_ONCE(vl->self->started, started);
 	WRITE_ONCE(vl->self->start_gen, vl->self->start_gen + 1);
 	vlink_ring(vl, VLINK_VEC_LINK);
 }
@@ -293,7 +293,7 @@ static void fuzz_publish(struct vlink_fuzz *z)
 /* While the root complex copies: only config bytes, never where BARs are. */
 static void fuzz_race(struct vlink_fuzz *z)
 {
-	u8 *cfg = z->vl->shm + VLINK_CFG_OFFSET;
+	u8 *cfg = vlink_cfg(z->vl, 0);
 	unsigned int i, n = fuzz_rand(z, 4);
 
 	for (i = 0; i < n; i++) {
@@ -366,36 +366,37 @@ static bool fuzz_check_canary(struct vlink_fuzz *z, u32 seen)
 	return ok;
 }
 
-/* One generation: publish, let the host rescan, judge its answer. */
-static void fuzz_generation(struct vlink_fuzz *z, bool race)
+/*
+ * One generation: publish, let the host rescan, check the canary.
+ * Return: the functions the host presents; all of them, as far as the
+ * canary is concerned, when it did not answer.
+ */
+static u32 fuzz_generation(struct vlink_fuzz *z, bool started, bool race)
 {
 	struct vlink *vl = z->vl;
-	u32 mask = z->img.mask & (BIT(FUZZ_FUNCS) - 1), seen;
+	u32 seen;
 
-	fuzz_publish(z);
+	fuzz_publish(z, started);
 	if (race)
 		fuzz_race(z);
-	z->tried++;
 	if (fuzz_wait_ack(z)) {
 		z->unanswered++;
 		pci_err(vl->pdev, "fuzz: generation %u not acknowledged\n",
 			vl->self->start_gen);
-		seen = (BIT(FUZZ_FUNCS) - 1);
+		seen = U32_MAX;
 	} else {
 		seen = READ_ONCE(vl->other->func_seen);
 	}
-	z->accepted += hweight32(seen & mask);
-	z->refused += hweight32(mask & ~seen);
 	if (!fuzz_check_canary(z, seen))
 		z->canary++;
 	memcpy(vl->hdr, &z->hdr, offsetof(struct vlink_header, present));
+	return seen;
 }
 
 static void fuzz_run(struct vlink_fuzz *z, u32 seed, u32 count)
 {
 	struct vlink *vl = z->vl;
-	unsigned int fn;
-	u32 i;
+	u32 mask, seen;
 
 	prandom_seed_state(&z->rnd, seed);
 	memcpy(&z->hdr, vl->hdr, sizeof(z->hdr));
@@ -403,34 +404,24 @@ static void fuzz_run(struct vlink_fuzz *z, u32 seed, u32 count)
 	bitmap_zero(z->allowed, FUZZ_ARENA / 16);
 	fuzz_template(z);
 
-	for (i = 0; i < count && z->unanswered < 3; i++) {
+	for (; z->tried < count && z->unanswered < 3; z->tried++) {
 		fuzz_mutate(z);
-		fuzz_generation(z, fuzz_rand(z, 2));
+		mask = z->img.mask & (BIT(FUZZ_FUNCS) - 1);
+		seen = fuzz_generation(z, true, fuzz_rand(z, 2));
+		z->accepted += hweight32(seen & mask);
+		z->refused += hweight32(mask & ~seen);
 		cond_resched();
 	}
 	/* The unspoiled image, after all that, is enumerated whole. */
 	z->img = z->good;
-	fuzz_generation(z, false);
-	z->good_ok = !fuzz_wait_ack(z) &&
-		     READ_ONCE(vl->other->func_seen) == z->good.mask;
-	z->tried--;
+	z->good_ok = fuzz_generation(z, true, false) == z->good.mask;
 
-	/* Leave the link as a stopped controller has it. */
-	WRITE_ONCE(vl->self->func_mask, 0);
-	WRITE_ONCE(vl->self->started, 0);
-	WRITE_ONCE(vl->self->start_gen, vl->self->start_gen + 1);
-	vlink_ring(vl, VLINK_VEC_LINK);
-	if (fuzz_wait_ack(z))
-		z->unanswered++;
-	for (fn = 0; fn < FUZZ_FUNCS; fn++) {
-		memset(vl->shm + VLINK_CFG_OFFSET + fn * VLINK_CFG_SIZE, 0,
-		       VLINK_CFG_SIZE);
-		memset(vl->shm + VLINK_FUNC_OFFSET + fn * VLINK_FUNC_STRIDE, 0,
-		       sizeof(struct vlink_func_desc));
-	}
-	/* The arena may be freed only once no BAR of it is presented. */
-	if (!fuzz_check_canary(z, 0))
-		z->canary++;
+	/*
+	 * Leave the link as a stopped controller has it; the arena may be
+	 * freed once the host presents none of it (the canary says so).
+	 */
+	memset(&z->img, 0, sizeof(z->img));
+	fuzz_generation(z, false, false);
 }
 
 static DEFINE_MUTEX(vlink_fuzz_lock);

@@ -52,6 +52,12 @@ static int vlink_ob_retarget(struct vlink_ob *ob, size_t off, size_t size,
 	return ret;
 }
 
+/* Point part of the window at the parking page. */
+static int vlink_ob_park(struct vlink_ob *ob, size_t off, size_t size)
+{
+	return vlink_ob_retarget(ob, off, size, page_to_pfn(ob->parking), false);
+}
+
 static struct vlink_ob_map *vlink_ob_find(struct vlink_ob *ob,
 					  phys_addr_t phys)
 {
@@ -139,8 +145,7 @@ void vlink_ob_unmap(struct vlink_ob *ob, phys_addr_t phys)
 	m = vlink_ob_find(ob, phys);
 	if (m) {
 		if (!m->parked)
-			vlink_ob_retarget(ob, phys - ob->phys, m->size,
-					  page_to_pfn(ob->parking), false);
+			vlink_ob_park(ob, phys - ob->phys, m->size);
 		m->size = 0;
 		m->parked = false;
 	} else {
@@ -170,8 +175,7 @@ void vlink_ob_set_link(struct vlink_ob *ob, bool up)
 	for (m = ob->map; !up && m < ob->map + VLINK_OB_MAPS; m++) {
 		if (!m->size || m->parked)
 			continue;
-		vlink_ob_retarget(ob, m->phys - ob->phys, m->size,
-				  page_to_pfn(ob->parking), false);
+		vlink_ob_park(ob, m->phys - ob->phys, m->size);
 		m->parked = true;
 		n++;
 	}
@@ -234,8 +238,7 @@ int vlink_ob_init(struct vlink_ob *ob, struct vlink *vl, size_t size)
 		__free_page(ob->parking);
 		return -ENOMEM;
 	}
-	ret = vlink_ob_retarget(ob, 0, ob->size, page_to_pfn(ob->parking),
-				false);
+	ret = vlink_ob_park(ob, 0, ob->size);
 	if (ret) {
 		vlink_ob_release(ob);
 		return ret;

@@ -23,6 +23,9 @@
  */
 #define VLINK_VENDOR_ID_RETRY	0x0001
 
+/* The first bits of the pending bitmap: INTx, bit 4 * function + pin - 1. */
+#define VLINK_INTX_BITS		(4 * VLINK_MAX_FUNCTIONS)
+
 struct vlink;
 
 /**
@@ -118,6 +121,19 @@ struct vlink {
 	struct vlink_rtt rtt_last;
 	char rtt_kind[16];
 };
+
+/* Function fn's config space image in the link shm */
+static inline u8 *vlink_cfg(struct vlink *vl, unsigned int fn)
+{
+	return vl->shm + VLINK_CFG_OFFSET + fn * VLINK_CFG_SIZE;
+}
+
+/* Function fn's BAR descriptors in the link shm */
+static inline struct vlink_func_desc *vlink_desc(struct vlink *vl,
+						 unsigned int fn)
+{
+	return vl->shm + VLINK_FUNC_OFFSET + fn * VLINK_FUNC_STRIDE;
+}
 
 struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
 			  const struct vlink_ops *ops, void *priv);
