@@ -112,6 +112,8 @@ def guest_alive(guest):
 
 
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
+# How many lines of a failing report the FAIL line is followed by.
+REPORT_SHOWN = 60
 
 # The errno texts busybox prints.
 EINVAL = "Invalid argument"
@@ -167,8 +169,16 @@ class Results:
         first = trouble[0].split("\n", 1)[0]
         more = f" and {len(trouble) - 1} more report(s)" \
             if len(trouble) > 1 else ""
-        return self.record(name, False,
-                           f"{guest.name} console: {first[:200]!r}{more}")
+        self.record(name, False,
+                    f"{guest.name} console: {first[:200]!r}{more}")
+        # The CI output may be all a reader gets: show the report itself.
+        lines = trouble[0].rstrip("\n").split("\n")
+        for line in lines[:REPORT_SHOWN]:
+            print(f"  | {line}")
+        if len(lines) > REPORT_SHOWN:
+            print(f"  | ... {len(lines) - REPORT_SHOWN} more line(s) in "
+                  f"the {guest.name} log")
+        return False
 
     def dma_api_errors_shown(self, name, guest):
         """On the debug kernel: every error the DMA-API checker counted was
