@@ -14,6 +14,7 @@
  * eventfd of ours instead; faults.c forwards what rings there.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -202,7 +203,7 @@ void link_accept(struct vlink_link *link, int role, int listen_sock)
 	faults_peer_changed(link, role, true);
 	shm_set_present(&link->shm, role, true);
 	vlog("%s connected: peer id %d, connection %u", role_names[role],
-	     VLINK_PEER_ID(role), link->shm.hdr->connects[role]);
+	     VLINK_PEER_ID(role), le32toh(link->shm.hdr->connects[role]));
 
 	link_handshake(link, role);
 	for (other = 0; other < VLINK_NR_ROLES; other++)

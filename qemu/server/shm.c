@@ -8,6 +8,7 @@
  * or goes, because a guest that vanished cannot clear its own state.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,20 +22,20 @@ static void shm_write_header(struct vlink_header *hdr)
 {
 	int role;
 
-	hdr->magic = VLINK_MAGIC;
-	hdr->version = VLINK_VERSION;
-	hdr->shm_size = VLINK_SHM_SIZE;
-	hdr->nr_vectors = VLINK_NR_VECTORS;
+	hdr->magic = htole32(VLINK_MAGIC);
+	hdr->version = htole32(VLINK_VERSION);
+	hdr->shm_size = htole32(VLINK_SHM_SIZE);
+	hdr->nr_vectors = htole32(VLINK_NR_VECTORS);
 	for (role = 0; role < VLINK_NR_ROLES; role++)
-		hdr->peer_id[role] = VLINK_PEER_ID(role);
-	hdr->max_functions = VLINK_MAX_FUNCTIONS;
-	hdr->side_offset = VLINK_SIDE_OFFSET;
-	hdr->func_offset = VLINK_FUNC_OFFSET;
-	hdr->irq_offset = VLINK_IRQ_OFFSET;
-	hdr->irq_bits = VLINK_IRQ_BITS;
-	hdr->cfg_offset = VLINK_CFG_OFFSET;
-	hdr->cfg_size = VLINK_CFG_SIZE;
-	hdr->msi_address = VLINK_MSI_ADDRESS;
+		hdr->peer_id[role] = htole32(VLINK_PEER_ID(role));
+	hdr->max_functions = htole32(VLINK_MAX_FUNCTIONS);
+	hdr->side_offset = htole32(VLINK_SIDE_OFFSET);
+	hdr->func_offset = htole32(VLINK_FUNC_OFFSET);
+	hdr->irq_offset = htole32(VLINK_IRQ_OFFSET);
+	hdr->irq_bits = htole32(VLINK_IRQ_BITS);
+	hdr->cfg_offset = htole32(VLINK_CFG_OFFSET);
+	hdr->cfg_size = htole32(VLINK_CFG_SIZE);
+	hdr->msi_address = htole64(VLINK_MSI_ADDRESS);
 }
 
 int shm_create(struct vlink_shm *shm)
@@ -97,9 +98,10 @@ void shm_set_present(struct vlink_shm *shm, enum vlink_role role,
 	memset(side, 0, VLINK_SIDE_STRIDE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (present)
-		__atomic_store_n(&hdr->connects[role], hdr->connects[role] + 1,
+		__atomic_store_n(&hdr->connects[role],
+				 htole32(le32toh(hdr->connects[role]) + 1),
 				 __ATOMIC_SEQ_CST);
-	__atomic_store_n(&hdr->present[role], present ? 1 : 0,
+	__atomic_store_n(&hdr->present[role], htole32(present ? 1 : 0),
 			 __ATOMIC_SEQ_CST);
 }
 
@@ -110,6 +112,6 @@ void shm_set_present(struct vlink_shm *shm, enum vlink_role role,
 void shm_force_present(struct vlink_shm *shm, enum vlink_role role,
 		       bool present)
 {
-	__atomic_store_n(&shm->hdr->present[role], present ? 1 : 0,
+	__atomic_store_n(&shm->hdr->present[role], htole32(present ? 1 : 0),
 			 __ATOMIC_SEQ_CST);
 }

@@ -10,6 +10,7 @@
  * stdout.  run.sh starts and stops the server around each case.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -43,33 +44,43 @@ static void check_header(struct vlink_header *hdr)
 	char name[32];
 	int r;
 
-	check_field("magic", hdr->magic, VLINK_MAGIC);
-	check_field("version", hdr->version, VLINK_VERSION);
-	check_field("shm_size", hdr->shm_size, VLINK_SHM_SIZE);
-	check_field("nr_vectors", hdr->nr_vectors, VLINK_NR_VECTORS);
+	/* The wire is little-endian whatever the host is: bytes, not words. */
+	if (memcmp(&hdr->magic, "VLNK", 4))
+		fail("header magic does not spell VLNK in memory");
+	check_field("magic", le32toh(hdr->magic), VLINK_MAGIC);
+	check_field("version", le32toh(hdr->version), VLINK_VERSION);
+	check_field("shm_size", le32toh(hdr->shm_size), VLINK_SHM_SIZE);
+	check_field("nr_vectors", le32toh(hdr->nr_vectors), VLINK_NR_VECTORS);
 	for (r = 0; r < VLINK_NR_ROLES; r++) {
 		snprintf(name, sizeof(name), "peer_id[%s]", role_name(r));
-		check_field(name, hdr->peer_id[r], VLINK_PEER_ID(r));
+		check_field(name, le32toh(hdr->peer_id[r]), VLINK_PEER_ID(r));
 	}
-	check_field("max_functions", hdr->max_functions, VLINK_MAX_FUNCTIONS);
-	check_field("side_offset", hdr->side_offset, VLINK_SIDE_OFFSET);
-	check_field("func_offset", hdr->func_offset, VLINK_FUNC_OFFSET);
-	check_field("irq_offset", hdr->irq_offset, VLINK_IRQ_OFFSET);
-	check_field("irq_bits", hdr->irq_bits, VLINK_IRQ_BITS);
-	check_field("cfg_offset", hdr->cfg_offset, VLINK_CFG_OFFSET);
-	check_field("cfg_size", hdr->cfg_size, VLINK_CFG_SIZE);
-	check_field("msi_address", hdr->msi_address, VLINK_MSI_ADDRESS);
+	check_field("max_functions", le32toh(hdr->max_functions),
+		    VLINK_MAX_FUNCTIONS);
+	check_field("side_offset", le32toh(hdr->side_offset),
+		    VLINK_SIDE_OFFSET);
+	check_field("func_offset", le32toh(hdr->func_offset),
+		    VLINK_FUNC_OFFSET);
+	check_field("irq_offset", le32toh(hdr->irq_offset), VLINK_IRQ_OFFSET);
+	check_field("irq_bits", le32toh(hdr->irq_bits), VLINK_IRQ_BITS);
+	check_field("cfg_offset", le32toh(hdr->cfg_offset), VLINK_CFG_OFFSET);
+	check_field("cfg_size", le32toh(hdr->cfg_size), VLINK_CFG_SIZE);
+	check_field("msi_address", le64toh(hdr->msi_address),
+		    VLINK_MSI_ADDRESS);
 }
 
 static void check_presence(struct vlink_header *hdr, int role,
 			   unsigned int present, unsigned int connects)
 {
-	if (hdr->present[role] != present)
+	unsigned int got_present = le32toh(hdr->present[role]);
+	unsigned int got_connects = le32toh(hdr->connects[role]);
+
+	if (got_present != present)
 		fail("header present[%s] is %u, expected %u", role_name(role),
-		     hdr->present[role], present);
-	if (hdr->connects[role] != connects)
+		     got_present, present);
+	if (got_connects != connects)
 		fail("header connects[%s] is %u, expected %u",
-		     role_name(role), hdr->connects[role], connects);
+		     role_name(role), got_connects, connects);
 }
 
 /* Case 1: everything a lone EP gets, and the shm it maps. */

@@ -10,8 +10,13 @@
  * cross-guest atomics are needed, except the MSI pending bitmap, which the
  * endpoint sets and the root complex clears with atomic bit operations.
  *
- * Everything is little-endian.  The layout is fixed per VLINK_VERSION; the
- * header repeats the offsets so that a reader can validate them.
+ * Everything is little-endian and fixed-width, whatever the word size and
+ * byte order of the guest or server reading it: the fields are __le32 and
+ * __le64, and every 64-bit field is naturally aligned, with no implicit
+ * padding.  Bit n of the MSI pending bitmap is bit n % 8 of its byte n / 8.
+ * The layout is fixed per VLINK_VERSION; the header repeats the offsets so
+ * that a reader can validate them.  The drivers and the server check the
+ * sizes and offsets at build time.
  *
  * This header is shared by the kernel drivers and the userspace server.
  */
@@ -85,21 +90,21 @@ enum vlink_vector {
  * @connects: per role, incremented on every connection (server)
  */
 struct vlink_header {
-	__u32 magic;
-	__u32 version;
-	__u32 shm_size;
-	__u32 nr_vectors;
-	__u32 peer_id[VLINK_NR_ROLES];
-	__u32 max_functions;
-	__u32 side_offset;
-	__u32 func_offset;
-	__u32 irq_offset;
-	__u32 irq_bits;
-	__u32 cfg_offset;
-	__u32 cfg_size;
-	__u64 msi_address;
-	__u32 present[VLINK_NR_ROLES];
-	__u32 connects[VLINK_NR_ROLES];
+	__le32 magic;
+	__le32 version;
+	__le32 shm_size;
+	__le32 nr_vectors;
+	__le32 peer_id[VLINK_NR_ROLES];
+	__le32 max_functions;
+	__le32 side_offset;
+	__le32 func_offset;
+	__le32 irq_offset;
+	__le32 irq_bits;
+	__le32 cfg_offset;
+	__le32 cfg_size;
+	__le64 msi_address;
+	__le32 present[VLINK_NR_ROLES];
+	__le32 connects[VLINK_NR_ROLES];
 };
 
 /* vlink_side.state */
@@ -125,18 +130,20 @@ enum vlink_state {
  * @enum_gen: RC only: the start_gen the RC has last acted on
  * @func_seen: RC only: the functions it presents now; the EP frees a
  *             withdrawn function's memory only once its bit is clear here
+ * @reserved: zero; the structure's size is the same on every ABI
  */
 struct vlink_side {
-	__u32 state;
-	__u32 boot_id;
-	__u64 scratch_phys;
-	__u32 scratch_seed;
-	__u32 pattern_for;
-	__u32 start_gen;
-	__u32 started;
-	__u32 func_mask;
-	__u32 enum_gen;
-	__u32 func_seen;
+	__le32 state;
+	__le32 boot_id;
+	__le64 scratch_phys;
+	__le32 scratch_seed;
+	__le32 pattern_for;
+	__le32 start_gen;
+	__le32 started;
+	__le32 func_mask;
+	__le32 enum_gen;
+	__le32 func_seen;
+	__le32 reserved;
 };
 
 /**
@@ -146,10 +153,10 @@ struct vlink_side {
  * @flags: PCI_BASE_ADDRESS_* space, type and prefetch bits
  */
 struct vlink_bar_desc {
-	__u64 phys;
-	__u64 size;
-	__u32 flags;
-	__u32 reserved;
+	__le64 phys;
+	__le64 size;
+	__le32 flags;
+	__le32 reserved;
 };
 
 /**

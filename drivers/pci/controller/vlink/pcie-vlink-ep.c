@@ -232,9 +232,9 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	f->bar_size[bar] = epf_bar->size;
 	f->stranded = false;
 	spin_unlock(&ep->msix_lock);
-	WRITE_ONCE(f->desc->bar[bar].phys, epf_bar->phys_addr);
-	WRITE_ONCE(f->desc->bar[bar].flags, epf_bar->flags);
-	WRITE_ONCE(f->desc->bar[bar].size, epf_bar->size);
+	vlink_wr64(&f->desc->bar[bar].phys, epf_bar->phys_addr);
+	vlink_wr32(&f->desc->bar[bar].flags, epf_bar->flags);
+	vlink_wr64(&f->desc->bar[bar].size, epf_bar->size);
 	return 0;
 }
 
@@ -249,11 +249,11 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 static bool vlink_ep_withdraw(struct vlink_ep *ep, u8 func_no)
 {
 	struct vlink *vl = ep->vl;
-	u32 mask = READ_ONCE(vl->self->func_mask);
+	u32 mask = vlink_rd32(&vl->self->func_mask);
 	u32 seen;
 
 	if (mask & BIT(func_no)) {
-		WRITE_ONCE(vl->self->func_mask, mask & ~BIT(func_no));
+		vlink_wr32(&vl->self->func_mask, mask & ~BIT(func_no));
 		ep->fn[func_no].has_header = false;
 		vlink_ring(vl, VLINK_VEC_LINK);
 	} else if (ep->fn[func_no].stranded) {
@@ -265,11 +265,11 @@ static bool vlink_ep_withdraw(struct vlink_ep *ep, u8 func_no)
 	 * the worker may be waiting for the function's lock to deliver an
 	 * event.
 	 */
-	if (read_poll_timeout(READ_ONCE, seen, !(seen & BIT(func_no)) ||
+	if (read_poll_timeout(vlink_rd32, seen, !(seen & BIT(func_no)) ||
 			      !vlink_peer_alive(vl),
 			      VLINK_EP_WITHDRAW_POLL_US,
 			      VLINK_EP_WITHDRAW_TIMEOUT_S * USEC_PER_SEC, false,
-			      vl->other->func_seen)) {
+			      &vl->other->func_seen)) {
 		dev_err(&ep->epc->dev, "function %u withdrawn, but the root complex did not confirm within %u s: its BAR memory is kept\n",
 			func_no, VLINK_EP_WITHDRAW_TIMEOUT_S);
 		ep->fn[func_no].stranded = true;
@@ -295,7 +295,7 @@ static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	 */
 	if (!vlink_ep_withdraw(ep, func_no))
 		epf_bar->keep = true;
-	WRITE_ONCE(f->desc->bar[bar].size, 0);
+	vlink_wr64(&f->desc->bar[bar].size, 0);
 	spin_lock(&ep->msix_lock);
 	f->bar[bar] = NULL;
 	f->bar_size[bar] = 0;
@@ -409,7 +409,7 @@ static int vlink_ep_post(struct vlink_ep *ep, u64 addr, u32 data)
 				    addr, data);
 		return -EINVAL;
 	}
-	set_bit(data, vl->shm + VLINK_IRQ_OFFSET);
+	set_bit_le(data, vlink_irq_bits(vl));
 	vlink_ring(vl, VLINK_VEC_IRQ);
 	return 0;
 }
@@ -440,12 +440,13 @@ static u32 bar_r32(const void *p)
  * struct vlink_ep_msix - where a function's MSI-X table and PBA are now
  * @nr: vectors
  * @table: the table, inside its BAR
- * @pba: the pending bits, inside their BAR
+ * @pba: the pending bits, inside their BAR: little-endian, as the host
+ *       reads them whatever our word size
  */
 struct vlink_ep_msix {
 	unsigned int nr;
 	void *table;
-	unsigned long *pba;
+	void *pba;
 };
 
 /* len bytes at BIR/offset reg, all inside the BAR, or NULL. */
@@ -495,10 +496,10 @@ static int vlink_ep_send_msix(struct vlink_ep *ep, struct vlink_ep_msix *m,
 
 	if ((flags & PCI_MSIX_FLAGS_MASKALL) ||
 	    (ctrl & PCI_MSIX_ENTRY_CTRL_MASKBIT)) {
-		set_bit(n, m->pba);
+		set_bit_le(n, m->pba);
 		return 0;
 	}
-	clear_bit(n, m->pba);
+	clear_bit_le(n, m->pba);
 	return vlink_ep_post(ep, lo | (u64)hi << 32, data);
 }
 
@@ -532,7 +533,8 @@ static void vlink_ep_msix_unmasked(struct vlink_ep *ep)
 		if (!vlink_ep_msix_get(&ep->fn[i], &m, &flags) ||
 		    (flags & PCI_MSIX_FLAGS_MASKALL))
 			continue;
-		for_each_set_bit(n, m.pba, m.nr)
+		for (n = find_next_bit_le(m.pba, m.nr, 0); n < m.nr;
+		     n = find_next_bit_le(m.pba, m.nr, n + 1))
 			vlink_ep_send_msix(ep, &m, flags, n);
 	}
 	spin_unlock(&ep->msix_lock);
@@ -556,7 +558,7 @@ static int vlink_ep_raise_irq(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 		if (pin < 1 || pin > 4 ||
 		    (cfg_r16(f->cfg, PCI_COMMAND) & PCI_COMMAND_INTX_DISABLE))
 			return -EINVAL;
-		set_bit(4 * func_no + pin - 1, ep->vl->shm + VLINK_IRQ_OFFSET);
+		set_bit_le(4 * func_no + pin - 1, vlink_irq_bits(ep->vl));
 		vlink_ring(ep->vl, VLINK_VEC_IRQ);
 		return 0;
 	case PCI_EPC_IRQ_MSI:
@@ -572,7 +574,7 @@ static int vlink_ep_start(struct pci_epc *epc)
 {
 	struct vlink_ep *ep = epc_get_drvdata(epc);
 	struct vlink_side *self = ep->vl->self;
-	u32 mask = 0;
+	u32 mask = 0, gen;
 	unsigned int i;
 
 	for (i = 0; i < epc->max_functions; i++)
@@ -586,12 +588,13 @@ static int vlink_ep_start(struct pci_epc *epc)
 	}
 	vlink_ep_faults_apply(ep->vl, mask);
 	mutex_lock(&ep->link_lock);
-	WRITE_ONCE(self->func_mask, mask);
-	WRITE_ONCE(self->start_gen, self->start_gen + 1);
-	WRITE_ONCE(self->started, 1);
+	gen = vlink_rd32(&self->start_gen) + 1;
+	vlink_wr32(&self->func_mask, mask);
+	vlink_wr32(&self->start_gen, gen);
+	vlink_wr32(&self->started, 1);
 	mutex_unlock(&ep->link_lock);
 	dev_info(&epc->dev, "started (generation %u, functions %#x)\n",
-		 self->start_gen, mask);
+		 gen, mask);
 	vlink_ring(ep->vl, VLINK_VEC_LINK);
 	return 0;
 }
@@ -600,12 +603,14 @@ static void vlink_ep_stop(struct pci_epc *epc)
 {
 	struct vlink_ep *ep = epc_get_drvdata(epc);
 	struct vlink_side *self = ep->vl->self;
+	u32 gen;
 
 	mutex_lock(&ep->link_lock);
-	WRITE_ONCE(self->started, 0);
-	WRITE_ONCE(self->start_gen, self->start_gen + 1);
+	gen = vlink_rd32(&self->start_gen) + 1;
+	vlink_wr32(&self->started, 0);
+	vlink_wr32(&self->start_gen, gen);
 	mutex_unlock(&ep->link_lock);
-	dev_info(&epc->dev, "stopped (generation %u)\n", self->start_gen);
+	dev_info(&epc->dev, "stopped (generation %u)\n", gen);
 	vlink_ring(ep->vl, VLINK_VEC_LINK);
 	/* Link down reaches the functions from the link worker, not from here. */
 	vlink_kick(ep->vl);
@@ -663,8 +668,9 @@ static void vlink_ep_set_linked(struct vlink_ep *ep, bool up)
 static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
 {
 	struct vlink_ep *ep = vl->priv;
-	bool up = peer_alive && READ_ONCE(vl->self->started) &&
-		  READ_ONCE(vl->other->enum_gen) == vl->self->start_gen;
+	bool up = peer_alive && vlink_rd32(&vl->self->started) &&
+		  vlink_rd32(&vl->other->enum_gen) ==
+		  vlink_rd32(&vl->self->start_gen);
 
 	vlink_ep_set_linked(ep, up);
 	if (up)
@@ -679,13 +685,14 @@ static int vlink_ep_init_functions(struct vlink_ep *ep)
 {
 	struct vlink *vl = ep->vl;
 	struct device_node *np = vl->pdev->dev.of_node;
+	u32 room = vlink_rd32(&vl->hdr->max_functions);
 	u8 max = VLINK_MAX_FUNCTIONS;
 	unsigned int i;
 
 	of_property_read_u8(np, "max-functions", &max);
-	if (!max || max > vl->hdr->max_functions) {
+	if (!max || max > room) {
 		dev_err(&vl->pdev->dev, "max-functions %u: the link has room for 1..%u\n",
-			max, vl->hdr->max_functions);
+			max, room);
 		return -EINVAL;
 	}
 	ep->epc->max_functions = max;

@@ -583,7 +583,7 @@ static u32 vlink_rc_functions_seen(struct vlink_rc *rc)
 	for (fn = 0; fn < VLINK_MAX_FUNCTIONS; fn++)
 		if (rc->fn[fn].present)
 			seen |= BIT(fn);
-	WRITE_ONCE(rc->vl->self->func_seen, seen);
+	vlink_wr32(&rc->vl->self->func_seen, seen);
 	return seen;
 }
 
@@ -635,9 +635,9 @@ static void vlink_rc_sync(struct vlink_rc *rc)
 	struct vlink *vl = rc->vl;
 	u32 stretch = READ_ONCE(rc->stretch);
 	bool alive = stretch && vlink_peer_alive(vl);
-	bool started = alive && READ_ONCE(vl->other->started);
-	u32 gen = READ_ONCE(vl->other->start_gen);
-	u32 mask = READ_ONCE(vl->other->func_mask) &
+	bool started = alive && vlink_rd32(&vl->other->started);
+	u32 gen = vlink_rd32(&vl->other->start_gen);
+	u32 mask = vlink_rd32(&vl->other->func_mask) &
 		   GENMASK(VLINK_MAX_FUNCTIONS - 1, 0);
 	bool fresh = stretch != rc->acked_stretch || gen != rc->acked_gen;
 	u32 seen = rc->seen;
@@ -653,7 +653,7 @@ static void vlink_rc_sync(struct vlink_rc *rc)
 		/* Tell the endpoint this generation is taken care of. */
 		rc->acked_stretch = stretch;
 		rc->acked_gen = gen;
-		WRITE_ONCE(vl->self->enum_gen, gen);
+		vlink_wr32(&vl->self->enum_gen, gen);
 		vlink_ring(vl, VLINK_VEC_LINK);
 	}
 }
@@ -688,30 +688,29 @@ static void vlink_rc_link_event(struct vlink *vl, bool peer_alive)
 
 /* Interrupts */
 
+/*
+ * The endpoint's word size may differ from ours: the bitmap is taken bit
+ * by bit in its little-endian layout, never a word at a time.
+ */
 static void vlink_rc_irq(struct vlink *vl)
 {
 	struct vlink_rc *rc = vl->priv;
-	u32 *words = vl->shm + VLINK_IRQ_OFFSET;
-	unsigned int i, bit;
-	unsigned long pending;
+	void *bits = vlink_irq_bits(vl);
+	unsigned int hw;
 
-	for (i = 0; i < VLINK_IRQ_BITS / 32; i++) {
-		if (!READ_ONCE(words[i]))
+	for (hw = find_next_bit_le(bits, VLINK_IRQ_BITS, 0);
+	     hw < VLINK_IRQ_BITS;
+	     hw = find_next_bit_le(bits, VLINK_IRQ_BITS, hw + 1)) {
+		if (!test_and_clear_bit_le(hw, bits))
 			continue;
-		pending = xchg(&words[i], 0);
-		for_each_set_bit(bit, &pending, 32) {
-			unsigned int hw = i * 32 + bit;
-
-			if (hw == VLINK_IRQ_ECHO_BIT)
-				vlink_ring(vl, VLINK_VEC_PONG);
-			else if (hw < VLINK_INTX_BITS)
-				generic_handle_domain_irq(rc->intx_domain,
-							  hw % 4);
-			else if (generic_handle_domain_irq(rc->msi_inner, hw))
-				dev_warn_ratelimited(&vl->pdev->dev,
-						     "endpoint raised vector %u, which no function owns: dropped\n",
-						     hw);
-		}
+		if (hw == VLINK_IRQ_ECHO_BIT)
+			vlink_ring(vl, VLINK_VEC_PONG);
+		else if (hw < VLINK_INTX_BITS)
+			generic_handle_domain_irq(rc->intx_domain, hw % 4);
+		else if (generic_handle_domain_irq(rc->msi_inner, hw))
+			dev_warn_ratelimited(&vl->pdev->dev,
+					     "endpoint raised vector %u, which no function owns: dropped\n",
+					     hw);
 	}
 }
 

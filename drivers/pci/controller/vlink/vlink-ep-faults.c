@@ -144,10 +144,9 @@ static void vlink_ep_fault_one(struct vlink_ep_faults *f, unsigned int fn)
 		vlink_fault_set(f, cfg[0xf0 + PCI_CAP_LIST_ID],
 				(u8)PCI_CAP_ID_MSI);
 		vlink_fault_set(f, cfg[0xf0 + PCI_CAP_LIST_NEXT], (u8)0);
-		vlink_fault_set(f, cfg[0xf0 + PCI_MSI_FLAGS],
-				(u8)(PCI_MSI_FLAGS_64BIT | PCI_MSI_FLAGS_MASKBIT));
-		vlink_fault_set(f, cfg[0xf0 + PCI_MSI_FLAGS + 1],
-				(u8)(PCI_MSI_FLAGS_MASKBIT >> 8));
+		vlink_fault_set(f, *(__le16 *)&cfg[0xf0 + PCI_MSI_FLAGS],
+				cpu_to_le16(PCI_MSI_FLAGS_64BIT |
+					    PCI_MSI_FLAGS_MASKBIT));
 		break;
 	case VLINK_FAULT_MSIX_OUTSIDE:
 		/* The MSI-X table starts beyond the end of BAR0. */
@@ -213,16 +212,16 @@ static ssize_t vlink_fault_write(struct file *file, const char __user *ubuf,
 
 	if (!strcmp(buf, "msi-bogus")) {
 		/* The last bit of the bitmap: no MSI block ever reaches it. */
-		set_bit(VLINK_IRQ_BITS - 1, vl->shm + VLINK_IRQ_OFFSET);
+		set_bit_le(VLINK_IRQ_BITS - 1, vlink_irq_bits(vl));
 		vlink_ring(vl, VLINK_VEC_IRQ);
 	} else if (!strcmp(buf, "bad-magic")) {
-		WRITE_ONCE(vl->hdr->magic, ~VLINK_MAGIC);
+		vlink_wr32(&vl->hdr->magic, ~VLINK_MAGIC);
 	} else if (!strcmp(buf, "good-magic")) {
-		WRITE_ONCE(vl->hdr->magic, VLINK_MAGIC);
-		WRITE_ONCE(vl->hdr->max_functions, VLINK_MAX_FUNCTIONS);
+		vlink_wr32(&vl->hdr->magic, VLINK_MAGIC);
+		vlink_wr32(&vl->hdr->max_functions, VLINK_MAX_FUNCTIONS);
 	} else if (!strcmp(buf, "max-functions")) {
 		/* The server's field: a root complex must not loop on it. */
-		WRITE_ONCE(vl->hdr->max_functions, U32_MAX);
+		vlink_wr32(&vl->hdr->max_functions, U32_MAX);
 	} else if (!strcmp(buf, "vendor-flip")) {
 		/* Rewrite function 0's IDs and capability pointer under the host. */
 		u8 *cfg = vlink_cfg(vl, 0);

@@ -233,12 +233,12 @@ static void fuzz_desc(struct vlink_fuzz *z, struct vlink_func_desc *d)
 
 static void fuzz_header(struct vlink_fuzz *z)
 {
-	struct vlink_header *h = z->vl->hdr;
-	u32 *w = (u32 *)h;
+	/* Any 32 bits, the halves of msi_address too. */
+	__le32 *w = (__le32 *)z->vl->hdr;
 	/* Every field but those the server keeps live (present, connects). */
 	unsigned int n = offsetof(struct vlink_header, present) / 4;
 
-	WRITE_ONCE(w[fuzz_rand(z, n)], fuzz_edge(z));
+	vlink_wr32(&w[fuzz_rand(z, n)], fuzz_edge(z));
 }
 
 static void fuzz_mutate(struct vlink_fuzz *z)
@@ -284,9 +284,9 @@ static void fuzz_publish(struct vlink_fuzz *z, bool started)
 		memcpy(vlink_desc(vl, fn), &z->img.desc[fn],
 		       sizeof(z->img.desc[fn]));
 	}
-	WRITE_ONCE(vl->self->func_mask, z->img.mask);
-	WRITE_ONCE(vl->self->started, started);
-	WRITE_ONCE(vl->self->start_gen, vl->self->start_gen + 1);
+	vlink_wr32(&vl->self->func_mask, z->img.mask);
+	vlink_wr32(&vl->self->started, started);
+	vlink_wr32(&vl->self->start_gen, vlink_rd32(&vl->self->start_gen) + 1);
 	vlink_ring(vl, VLINK_VEC_LINK);
 }
 
@@ -306,11 +306,11 @@ static void fuzz_race(struct vlink_fuzz *z)
 static int fuzz_wait_ack(struct vlink_fuzz *z)
 {
 	struct vlink *vl = z->vl;
-	u32 gen = vl->self->start_gen, seen;
+	u32 gen = vlink_rd32(&vl->self->start_gen), seen;
 
-	return read_poll_timeout(READ_ONCE, seen, seen == gen, 200,
+	return read_poll_timeout(vlink_rd32, seen, seen == gen, 200,
 				 FUZZ_ACK_TIMEOUT_US, false,
-				 vl->other->enum_gen);
+				 &vl->other->enum_gen);
 }
 
 /* Arena bytes the host may have written: the BARs of functions it took. */
@@ -382,10 +382,10 @@ static u32 fuzz_generation(struct vlink_fuzz *z, bool started, bool race)
 	if (fuzz_wait_ack(z)) {
 		z->unanswered++;
 		pci_err(vl->pdev, "fuzz: generation %u not acknowledged\n",
-			vl->self->start_gen);
+			vlink_rd32(&vl->self->start_gen));
 		seen = U32_MAX;
 	} else {
-		seen = READ_ONCE(vl->other->func_seen);
+		seen = vlink_rd32(&vl->other->func_seen);
 	}
 	if (!fuzz_check_canary(z, seen))
 		z->canary++;
@@ -441,7 +441,7 @@ static ssize_t vlink_fuzz_write(struct file *file, const char __user *ubuf,
 		return ret;
 	if (sscanf(buf, "%u %u", &seed, &n) != 2 || !n || n > 1000000)
 		return -EINVAL;
-	if (!vlink_peer_alive(vl) || READ_ONCE(vl->self->started)) {
+	if (!vlink_peer_alive(vl) || vlink_rd32(&vl->self->started)) {
 		pci_err(vl->pdev, "fuzz: needs a live root complex and a stopped controller\n");
 		return -EBUSY;
 	}

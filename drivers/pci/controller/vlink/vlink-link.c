@@ -90,9 +90,9 @@ void vlink_kick(struct vlink *vl)
  */
 bool vlink_peer_alive(struct vlink *vl)
 {
-	return READ_ONCE(vl->hdr->present[vl->role]) &&
-	       READ_ONCE(vl->hdr->present[vl->peer]) &&
-	       READ_ONCE(vl->other->state) == VLINK_STATE_ALIVE;
+	return vlink_rd32(&vl->hdr->present[vl->role]) &&
+	       vlink_rd32(&vl->hdr->present[vl->peer]) &&
+	       vlink_rd32(&vl->other->state) == VLINK_STATE_ALIVE;
 }
 
 /**
@@ -133,9 +133,9 @@ static u32 vlink_pattern_word(u32 seed, u32 writer, unsigned int i)
 /* Fill the peer's scratch page through the window: proves our window. */
 static void vlink_write_peer_pattern(struct vlink *vl, u32 peer_boot_id)
 {
-	u64 addr = READ_ONCE(vl->other->scratch_phys);
-	u32 seed = READ_ONCE(vl->other->scratch_seed);
-	u32 writer = vl->self->boot_id;
+	u64 addr = vlink_rd64(&vl->other->scratch_phys);
+	u32 seed = vlink_rd32(&vl->other->scratch_seed);
+	u32 writer = vlink_rd32(&vl->self->boot_id);
 	void __iomem *page;
 	unsigned int i;
 
@@ -148,23 +148,25 @@ static void vlink_write_peer_pattern(struct vlink *vl, u32 peer_boot_id)
 	iounmap(page);
 	pci_info(vl->pdev, "wrote test pattern into the peer's RAM at %#llx\n",
 		 addr);
-	WRITE_ONCE(vl->self->pattern_for, peer_boot_id);
+	vlink_wr32(&vl->self->pattern_for, peer_boot_id);
 	vlink_ring(vl, VLINK_VEC_LINK);
 }
 
 /* Check what the peer wrote into our scratch page: proves its window. */
 static void vlink_check_own_pattern(struct vlink *vl)
 {
-	u32 *words = page_address(vl->scratch);
-	u32 seed = vl->self->scratch_seed;
+	/* The peer wrote it with writel(): little-endian words. */
+	const __le32 *words = page_address(vl->scratch);
+	u32 seed = vlink_rd32(&vl->self->scratch_seed);
 	unsigned int i;
+	u32 w;
 
 	vl->pattern_checked = true;
 	for (i = 0; i < PAGE_SIZE / 4; i++) {
-		if (READ_ONCE(words[i]) !=
-		    vlink_pattern_word(seed, vl->peer_boot_id, i)) {
+		w = vlink_rd32(&words[i]);
+		if (w != vlink_pattern_word(seed, vl->peer_boot_id, i)) {
 			pci_err(vl->pdev, "test pattern from the peer: MISMATCH at byte %u (%#x)\n",
-				4 * i, words[i]);
+				4 * i, w);
 			return;
 		}
 	}
@@ -206,7 +208,7 @@ static void vlink_link_work(struct work_struct *work)
 
 	mutex_lock(&vl->lock);
 	alive = vlink_peer_alive(vl);
-	boot_id = alive ? READ_ONCE(vl->other->boot_id) : 0;
+	boot_id = alive ? vlink_rd32(&vl->other->boot_id) : 0;
 
 	if (vl->peer_boot_id && vl->peer_boot_id != boot_id) {
 		pci_info(vl->pdev, "peer %s down\n", vlink_role_name(vl->peer));
@@ -223,7 +225,8 @@ static void vlink_link_work(struct work_struct *work)
 		schedule_work(&vl->test_work);
 	}
 	if (!vl->pattern_checked && alive &&
-	    READ_ONCE(vl->other->pattern_for) == vl->self->boot_id)
+	    vlink_rd32(&vl->other->pattern_for) ==
+	    vlink_rd32(&vl->self->boot_id))
 		vlink_check_own_pattern(vl);
 	mutex_unlock(&vl->lock);
 
@@ -271,34 +274,38 @@ static const irq_handler_t vlink_handlers[VLINK_NR_VECTORS] = {
 static int vlink_check_header(struct vlink *vl, resource_size_t shm_len)
 {
 	const struct vlink_header *h = vl->hdr;
+	const __le32 *id = h->peer_id;
 	struct device *dev = &vl->pdev->dev;
+	u32 magic = vlink_rd32(&h->magic);
+	u32 version = vlink_rd32(&h->version);
+	u32 size = vlink_rd32(&h->shm_size);
 
-	if (h->magic != VLINK_MAGIC) {
+	if (magic != VLINK_MAGIC) {
 		dev_err(dev, "link shm has magic %#x, not %#x: is the vlink server attached?\n",
-			h->magic, VLINK_MAGIC);
+			magic, VLINK_MAGIC);
 		return -EINVAL;
 	}
-	if (h->version != VLINK_VERSION) {
+	if (version != VLINK_VERSION) {
 		dev_err(dev, "link shm layout version %u, this driver speaks %u\n",
-			h->version, VLINK_VERSION);
+			version, VLINK_VERSION);
 		return -EINVAL;
 	}
-	if (h->shm_size != VLINK_SHM_SIZE || shm_len < h->shm_size) {
+	if (size != VLINK_SHM_SIZE || shm_len < size) {
 		dev_err(dev, "link shm size %u, BAR2 %pa, expected %u\n",
-			h->shm_size, &shm_len, VLINK_SHM_SIZE);
+			size, &shm_len, VLINK_SHM_SIZE);
 		return -EINVAL;
 	}
-	if (h->nr_vectors != VLINK_NR_VECTORS ||
-	    h->max_functions != VLINK_MAX_FUNCTIONS ||
-	    h->peer_id[VLINK_ROLE_EP] != VLINK_PEER_ID(VLINK_ROLE_EP) ||
-	    h->peer_id[VLINK_ROLE_RC] != VLINK_PEER_ID(VLINK_ROLE_RC) ||
-	    h->side_offset != VLINK_SIDE_OFFSET ||
-	    h->func_offset != VLINK_FUNC_OFFSET ||
-	    h->irq_offset != VLINK_IRQ_OFFSET ||
-	    h->irq_bits != VLINK_IRQ_BITS ||
-	    h->cfg_offset != VLINK_CFG_OFFSET ||
-	    h->cfg_size != VLINK_CFG_SIZE ||
-	    h->msi_address != VLINK_MSI_ADDRESS) {
+	if (vlink_rd32(&h->nr_vectors) != VLINK_NR_VECTORS ||
+	    vlink_rd32(&h->max_functions) != VLINK_MAX_FUNCTIONS ||
+	    vlink_rd32(&id[VLINK_ROLE_EP]) != VLINK_PEER_ID(VLINK_ROLE_EP) ||
+	    vlink_rd32(&id[VLINK_ROLE_RC]) != VLINK_PEER_ID(VLINK_ROLE_RC) ||
+	    vlink_rd32(&h->side_offset) != VLINK_SIDE_OFFSET ||
+	    vlink_rd32(&h->func_offset) != VLINK_FUNC_OFFSET ||
+	    vlink_rd32(&h->irq_offset) != VLINK_IRQ_OFFSET ||
+	    vlink_rd32(&h->irq_bits) != VLINK_IRQ_BITS ||
+	    vlink_rd32(&h->cfg_offset) != VLINK_CFG_OFFSET ||
+	    vlink_rd32(&h->cfg_size) != VLINK_CFG_SIZE ||
+	    vlink_rd64(&h->msi_address) != VLINK_MSI_ADDRESS) {
 		dev_err(dev, "link shm header describes a layout this driver does not know\n");
 		return -EINVAL;
 	}
@@ -454,7 +461,7 @@ void vlink_stop(struct vlink *vl)
 	if (stopped)
 		return;
 
-	WRITE_ONCE(vl->self->state, VLINK_STATE_OFF);
+	vlink_wr32(&vl->self->state, VLINK_STATE_OFF);
 	vlink_ring(vl, VLINK_VEC_LINK);
 	while (vl->doorbells) {
 		vl->doorbells--;
@@ -476,16 +483,16 @@ static void vlink_announce(struct vlink *vl)
 {
 	struct vlink_side *self = vl->self;
 
-	WRITE_ONCE(self->state, VLINK_STATE_OFF);
+	vlink_wr32(&self->state, VLINK_STATE_OFF);
 	/* The peer must not see a new boot id while we still look alive. */
 	wmb();
-	self->boot_id = get_random_u32() | 1;
-	self->scratch_phys = page_to_phys(vl->scratch);
-	self->scratch_seed = get_random_u32();
-	self->pattern_for = 0;
+	vlink_wr32(&self->boot_id, get_random_u32() | 1);
+	vlink_wr64(&self->scratch_phys, page_to_phys(vl->scratch));
+	vlink_wr32(&self->scratch_seed, get_random_u32());
+	vlink_wr32(&self->pattern_for, 0);
 	/* Everything above is in place before we say we are alive. */
 	wmb();
-	WRITE_ONCE(self->state, VLINK_STATE_ALIVE);
+	vlink_wr32(&self->state, VLINK_STATE_ALIVE);
 	vlink_ring(vl, VLINK_VEC_LINK);
 }
 

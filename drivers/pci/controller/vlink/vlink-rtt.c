@@ -33,7 +33,7 @@ static int vlink_cmp_u32(const void *a, const void *b)
 static void vlink_rtt_send(struct vlink *vl, bool via_irq)
 {
 	if (via_irq) {
-		set_bit(VLINK_IRQ_ECHO_BIT, vl->shm + VLINK_IRQ_OFFSET);
+		set_bit_le(VLINK_IRQ_ECHO_BIT, vlink_irq_bits(vl));
 		vlink_ring(vl, VLINK_VEC_IRQ);
 	} else {
 		vlink_ring(vl, VLINK_VEC_PING);

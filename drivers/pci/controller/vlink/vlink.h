@@ -11,11 +11,30 @@
 #ifndef _PCIE_VLINK_H
 #define _PCIE_VLINK_H
 
+#include <linux/build_bug.h>
 #include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/stddef.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/vlink.h>
+
+/*
+ * The endpoint and the root complex may differ in word size (32-bit ARM and
+ * arm64), and the server is built for yet another ABI: none of them may lay
+ * the shared structures out differently.  qemu/server/shm.h checks the same.
+ */
+static_assert(sizeof(struct vlink_header) == 88);
+static_assert(offsetof(struct vlink_header, msi_address) == 56);
+static_assert(offsetof(struct vlink_header, present) == 64);
+static_assert(sizeof(struct vlink_side) == 48);
+static_assert(offsetof(struct vlink_side, scratch_phys) == 8);
+static_assert(sizeof(struct vlink_bar_desc) == 24);
+static_assert(offsetof(struct vlink_bar_desc, phys) == 0);
+static_assert(offsetof(struct vlink_bar_desc, size) == 8);
+static_assert(sizeof(struct vlink_func_desc) == 6 * 24);
+static_assert(sizeof(struct vlink_side) <= VLINK_SIDE_STRIDE);
+static_assert(sizeof(struct vlink_func_desc) <= VLINK_FUNC_STRIDE);
 
 /*
  * A vendor ID no function may have: it is what a host reads while a
@@ -121,6 +140,39 @@ struct vlink {
 	struct vlink_rtt rtt_last;
 	char rtt_kind[16];
 };
+
+/*
+ * A field of the link shm, which the peer or the server may write at any
+ * time: one access, converted from or to the wire's byte order.  32-bit ARM
+ * may read a 64-bit field in two halves: each is written before the flag or
+ * doorbell that announces it, and a torn value from the peer is judged like
+ * any other it could write.
+ */
+static inline u32 vlink_rd32(const __le32 *p)
+{
+	return le32_to_cpu(READ_ONCE(*p));
+}
+
+static inline void vlink_wr32(__le32 *p, u32 v)
+{
+	WRITE_ONCE(*p, cpu_to_le32(v));
+}
+
+static inline u64 vlink_rd64(const __le64 *p)
+{
+	return le64_to_cpu(READ_ONCE(*p));
+}
+
+static inline void vlink_wr64(__le64 *p, u64 v)
+{
+	WRITE_ONCE(*p, cpu_to_le64(v));
+}
+
+/* The MSI pending bitmap, for the little-endian bit operations */
+static inline void *vlink_irq_bits(struct vlink *vl)
+{
+	return vl->shm + VLINK_IRQ_OFFSET;
+}
 
 /* Function fn's config space image in the link shm */
 static inline u8 *vlink_cfg(struct vlink *vl, unsigned int fn)
