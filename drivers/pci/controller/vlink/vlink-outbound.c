@@ -12,12 +12,16 @@
  * that path.  Unmapped pages point at a parking page in our own RAM, so a
  * stray access through an unmapped window lands nowhere that matters.
  *
- * The page-table walk uses symbols ARM does not export: built in only.
+ * The window's virtual range is built page by page here rather than by
+ * ioremap(): arm64 maps a large aligned ioremap() with block entries, whose
+ * pages cannot be moved one at a time.  The page-table walk uses symbols
+ * ARM does not export: built in only.
  */
 
 #include <linux/io.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
+#include <linux/vmalloc.h>
 #include <asm/tlbflush.h>
 
 #include "vlink.h"
@@ -209,7 +213,7 @@ static void vlink_ob_release(void *data)
 {
 	struct vlink_ob *ob = data;
 
-	iounmap(ob->virt);
+	free_vm_area(ob->area);
 	__free_page(ob->parking);
 }
 
@@ -223,6 +227,7 @@ static void vlink_ob_release(void *data)
  */
 int vlink_ob_init(struct vlink_ob *ob, struct vlink *vl, size_t size)
 {
+	struct vlink_ob_retarget t = { };
 	int ret;
 
 	ob->vl = vl;
@@ -232,13 +237,16 @@ int vlink_ob_init(struct vlink_ob *ob, struct vlink *vl, size_t size)
 	ob->parking = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!ob->parking)
 		return -ENOMEM;
-	/* ioremap() gives present PTEs over the range, which we then move. */
-	ob->virt = ioremap(ob->phys, ob->size);
-	if (!ob->virt) {
+	ob->area = get_vm_area(ob->size, VM_IOREMAP);
+	if (!ob->area) {
 		__free_page(ob->parking);
 		return -ENOMEM;
 	}
-	ret = vlink_ob_park(ob, 0, ob->size);
+	ob->virt = (void __iomem *)ob->area->addr;
+	/* One PTE per page, all parked; map_addr() moves them. */
+	t.pfn = page_to_pfn(ob->parking);
+	ret = apply_to_page_range(&init_mm, (unsigned long)ob->area->addr,
+				  ob->size, vlink_ob_set_pte, &t);
 	if (ret) {
 		vlink_ob_release(ob);
 		return ret;

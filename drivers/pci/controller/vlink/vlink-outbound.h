@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 struct vlink;
+struct vm_struct;
 
 #define VLINK_OB_MAPS		32
 
@@ -31,7 +32,8 @@ struct vlink_ob_map {
  * struct vlink_ob - the outbound window of an endpoint link
  * @vl: the link
  * @phys: the window's start, a cookie for the address-space library
- * @virt: its virtual range, whose PTEs map_addr() moves
+ * @area: its virtual range, with a PTE per page
+ * @virt: where that range starts; map_addr() moves its PTEs
  * @size: its size
  * @parking: where unmapped pages point
  * @lock: protects @map and @up
@@ -41,6 +43,7 @@ struct vlink_ob_map {
 struct vlink_ob {
 	struct vlink *vl;
 	phys_addr_t phys;
+	struct vm_struct *area;
 	void __iomem *virt;
 	size_t size;
 	struct page *parking;
