@@ -10,24 +10,40 @@ B := $(REPO)/build
 KCACHE ?= $(HOME)/.cache/vlink
 KERNEL_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 KTREE := $(KCACHE)/tree-6.1
-# A variant is vlink.config plus kernel/<variant>.config (debug, kunit...).
+# The guests' architecture: arm (the default) or arm64.  `make run` may
+# pair two (EP_ARCH, RC_ARCH); each architecture's guest files are in
+# $(B)/<arch>/ and its kernel objects in $(KCACHE)/obj-<arch>-<variant>.
+ARCH ?= arm
+EP_ARCH ?= $(ARCH)
+RC_ARCH ?= $(ARCH)
+CROSS_arm := arm-linux-gnueabihf-
+CROSS_arm64 := aarch64-linux-gnu-
+KIMAGE_arm := zImage
+KIMAGE_arm64 := Image
+ifeq ($(CROSS_$(ARCH)),)
+$(error ARCH=$(ARCH): the guests are arm or arm64)
+endif
+CROSS_COMPILE := $(CROSS_$(ARCH))
+KIMAGE := $(KIMAGE_$(ARCH))
+G := $(B)/$(ARCH)
+# A variant is kernel/<arch>.config + vlink.config, plus
+# kernel/<variant>.config (debug, kunit...).
 KVARIANT ?= vlink
-KFRAGMENTS := $(REPO)/kernel/vlink.config \
+KFRAGMENTS := $(REPO)/kernel/$(ARCH).config $(REPO)/kernel/vlink.config \
 	$(if $(filter-out vlink,$(KVARIANT)),$(REPO)/kernel/$(KVARIANT).config)
-KOBJ := $(KCACHE)/obj-arm-$(KVARIANT)
+KOBJ := $(KCACHE)/obj-$(ARCH)-$(KVARIANT)
 JOBS ?= $(shell nproc)
-CROSS_COMPILE ?= arm-linux-gnueabihf-
-KMAKE = $(MAKE) -s -C $(KTREE) O=$(KOBJ) ARCH=arm \
+KMAKE = $(MAKE) -s -C $(KTREE) O=$(KOBJ) ARCH=$(ARCH) \
 	CROSS_COMPILE=$(CROSS_COMPILE) -j$(JOBS)
 
-export KCACHE KERNEL_TARBALL
+export KCACHE KERNEL_TARBALL ARCH CROSS_COMPILE
 
 HOSTCC ?= gcc
 HOST_CFLAGS := -O2 -Wall -Wextra -Werror
 
 PYTHON ?= python3
 
-.PHONY: all deps tree kernel pcitest initramfs dtbs server guests \
+.PHONY: all deps tree kernel pcitest initramfs dtbs guest uboot server guests \
 	run test soak bench patches clean distclean
 
 all: guests
@@ -40,48 +56,67 @@ tree: deps
 
 kernel: tree
 	@$(REPO)/scripts/kernel-config.sh $(KTREE) $(KOBJ) $(KFRAGMENTS)
-	@echo "  KBUILD  zImage ($(KVARIANT))"
-	@$(KMAKE) zImage
-	@mkdir -p $(B)
-	@cmp -s $(KOBJ)/arch/arm/boot/zImage $(B)/zImage-$(KVARIANT) || \
-		cp $(KOBJ)/arch/arm/boot/zImage $(B)/zImage-$(KVARIANT)
+	@echo "  KBUILD  $(KIMAGE) ($(ARCH) $(KVARIANT))"
+	@$(KMAKE) $(KIMAGE)
+	@mkdir -p $(G)
+	@cmp -s $(KOBJ)/arch/$(ARCH)/boot/$(KIMAGE) $(G)/$(KIMAGE)-$(KVARIANT) \
+		|| cp $(KOBJ)/arch/$(ARCH)/boot/$(KIMAGE) $(G)/$(KIMAGE)-$(KVARIANT)
 
 # The stock host-side test tool, cross-built from the tree, unmodified.
 pcitest: tree
-	@$(REPO)/scripts/build-pcitest.sh $(KCACHE)/pristine-6.1 $(B)/pcitest
+	@$(REPO)/scripts/build-pcitest.sh $(KCACHE)/pristine-6.1 $(G)/pcitest
 
-# A guest tool of ours: static, for the guests' ARM userspace.
-$(B)/memcpy-bench: $(REPO)/qemu/bench/memcpy-bench.c | deps
-	@mkdir -p $(B)
+# A guest tool of ours: static, for the guests' userspace.
+$(G)/memcpy-bench: $(REPO)/qemu/bench/memcpy-bench.c | deps
+	@mkdir -p $(G)
 	@echo "  CC      $@"
 	@$(CROSS_COMPILE)gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-initramfs: kernel pcitest $(B)/memcpy-bench
+initramfs: kernel pcitest $(G)/memcpy-bench
 	@$(REPO)/scripts/mkinitramfs.sh $(KOBJ)/usr/gen_init_cpio \
-		$(KCACHE)/pristine-6.1 $(B)/pcitest $(B)/initramfs.cpio.gz \
-		$(B)/memcpy-bench
+		$(KCACHE)/pristine-6.1 $(G)/pcitest $(G)/initramfs.cpio.gz \
+		$(G)/memcpy-bench
 
 dtbs: deps
-	@$(REPO)/scripts/mkdtbs.sh $(B)/dtb
+	@$(REPO)/scripts/mkdtbs.sh $(G)/dtb
+
+# Everything a guest of ARCH boots with.
+guest: kernel initramfs dtbs
+
+# The board's boot path for ARCH's guests: a FIT image of those files and
+# a boot disk per role that Debian's U-Boot boots (make run BOOT=uboot).
+uboot: guest
+	@$(REPO)/scripts/mkfit.sh $(G)
 
 server: deps
 	@$(MAKE) -s -C $(REPO)/qemu/server O=$(B)/server
 
-guests: kernel initramfs dtbs server
+# How `make run` boots the guests: kernel (QEMU's -kernel) or uboot.
+BOOT ?= kernel
+GUEST_GOALS := guest $(if $(filter uboot,$(BOOT)),uboot)
+
+guests: server
+	@$(MAKE) -s -C $(REPO) $(GUEST_GOALS) ARCH=$(EP_ARCH)
+	@[ $(RC_ARCH) = $(EP_ARCH) ] || \
+		$(MAKE) -s -C $(REPO) $(GUEST_GOALS) ARCH=$(RC_ARCH)
 
 run: guests
-	@$(PYTHON) $(REPO)/qemu/vlink-run.py --build $(B)
+	@VLINK_EP_ARCH=$(EP_ARCH) VLINK_RC_ARCH=$(RC_ARCH) VLINK_BOOT=$(BOOT) \
+		$(PYTHON) $(REPO)/qemu/vlink-run.py --build $(B)
 
 # The guest suites run on the normal kernel and again on the debug kernel
-# (kernel/debug.config), which must stay silent.
-TEST_KVARIANTS ?= vlink,debug
+# (kernel/debug.config), which must stay silent; the core suites also on
+# arm64, on mixed pairs and through U-Boot (tests/run-all.py: PASSES).
+TEST_PASSES ?= arm,debug,arm64,arm-ep-arm64-rc,arm64-ep-arm-rc,uboot,uboot-arm64
 
 test: guests
-	@$(MAKE) -s -C $(REPO) kernel KVARIANT=kunit
-	@$(MAKE) -s -C $(REPO) kernel KVARIANT=debug
+	@$(MAKE) -s -C $(REPO) kernel ARCH=arm KVARIANT=kunit
+	@$(MAKE) -s -C $(REPO) kernel ARCH=arm KVARIANT=debug
+	@$(MAKE) -s -C $(REPO) uboot ARCH=arm
+	@$(MAKE) -s -C $(REPO) guest uboot ARCH=arm64
 	@$(MAKE) -s -C $(REPO)/tests/server O=$(B)/server
 	@$(PYTHON) $(REPO)/tests/run-all.py --build $(B) \
-		--kvariants $(TEST_KVARIANTS)
+		--passes $(TEST_PASSES)
 
 # A longer lifecycle soak and hostile-endpoint fuzz than make test's: a
 # random seed unless SEED is given, on KVARIANT's kernel (vlink or debug).
@@ -93,7 +128,8 @@ soak: guests
 	@VLINK_SOAK_SEED=$(SEED) VLINK_SOAK_STEPS=$(STEPS) \
 		VLINK_FUZZ_SEED=$(SEED) VLINK_FUZZ_COUNT=$(FUZZ) \
 		$(PYTHON) $(REPO)/tests/run-all.py --build $(B) \
-		--kvariants $(KVARIANT) --only test_soak,test_fuzz
+		--passes $(if $(filter debug,$(KVARIANT)),debug,arm) \
+		--only test_soak,test_fuzz
 
 # Figures for the link: transfer rates, interrupt latency, boot times.
 bench: guests
@@ -108,5 +144,5 @@ clean:
 
 # Also drop the cached kernel tree and objects.
 distclean: clean
-	rm -rf $(KTREE) $(KCACHE)/obj-arm-* $(KCACHE)/series-base \
+	rm -rf $(KTREE) $(KCACHE)/obj-* $(KCACHE)/series-base \
 		$(KCACHE)/series-tree

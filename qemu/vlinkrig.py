@@ -23,6 +23,21 @@ PR_SET_PDEATHSIG = 1
 RAM_MB = 256
 ROLES = ("ep", "rc")
 PEER = {"ep": "rc", "rc": "ep"}
+# The guests' architectures: QEMU, CPU and the image kbuild makes.  The
+# machine options must match scripts/mkdtbs.sh.  Each architecture's guest
+# files are in build/<arch>/.
+ARCHES = {
+    "arm": {"qemu": "qemu-system-arm", "cpu": "cortex-a15",
+            "image": "zImage", "uboot": "/usr/lib/u-boot/qemu_arm"},
+    "arm64": {"qemu": "qemu-system-aarch64", "cpu": "cortex-a57",
+              "image": "Image", "uboot": "/usr/lib/u-boot/qemu_arm64"},
+}
+# How a guest boots: QEMU loads the kernel, initramfs and tree (-kernel),
+# or Debian's U-Boot boots the FIT on the guest's boot disk
+# (scripts/mkfit.sh), with the normal kernel and the command line the
+# disk's boot.scr gives.
+BOOTS = ("kernel", "uboot")
+MACHINE = "virt,highmem=off"
 
 
 class RigError(Exception):
@@ -46,12 +61,22 @@ def wait_until(predicate, timeout, what, interval=0.05):
         time.sleep(interval)
 
 
+def arches_suffix(arches):
+    """What names a run of ep/rc architectures other than the default."""
+    ep, rc = arches["ep"], arches["rc"]
+    if ep == rc == "arm":
+        return ""
+    return f"-{ep}" if ep == rc else f"-{ep}-{rc}"
+
+
 class Guest:
     """One QEMU guest, its console and its log."""
 
     def __init__(self, rig, role, name, interactive=False, echo=False):
         self.rig = rig
         self.role = role
+        self.arch = rig.arches[role]
+        self.files = os.path.join(rig.build, self.arch)
         self.name = name
         self.interactive = interactive
         self.echo = echo
@@ -77,23 +102,38 @@ class Guest:
             console = ["-chardev", f"socket,id=con,path={self.con_path},"
                        "server=on,wait=on",
                        "-serial", "chardev:con", "-monitor", "none"]
+        arch = ARCHES[self.arch]
         return [
-            "qemu-system-arm",
-            "-M", "virt,highmem=off,memory-backend=ram",
-            "-cpu", "cortex-a15", "-smp", "1", "-m", mem,
+            arch["qemu"],
+            "-M", f"{MACHINE},memory-backend=ram",
+            "-cpu", arch["cpu"], "-smp", "1", "-m", mem,
             "-object", f"memory-backend-file,id=ram,size={mem},"
                        f"mem-path={r.ram_file(self.role)},share=on",
             "-object", f"memory-backend-file,id=peer,size={mem},"
                        f"mem-path={r.ram_file(peer)},share=on",
-            "-kernel", r.kernel, "-initrd", r.initrd,
-            "-dtb", os.path.join(r.build, "dtb", f"{self.role}.dtb"),
-            "-append", f"console=ttyAMA0 panic=-1 oops=panic "
-                       f"vlink.role={self.role} {r.cmdline}".strip(),
+        ] + self.boot_args(arch) + [
             "-chardev", f"socket,id=link,path={r.link_socket(self.role)}",
             "-device", "ivshmem-doorbell,chardev=link,vectors=4,addr=1",
             "-device", "ivshmem-plain,memdev=peer,addr=2",
             "-nic", "none", "-display", "none", "-no-reboot",
         ] + console
+
+    def boot_args(self, arch):
+        r = self.rig
+        if r.boot == "uboot":
+            disk = os.path.join(self.files, "uboot", f"boot-{self.role}.img")
+            return ["-bios", os.path.join(arch["uboot"], "u-boot.bin"),
+                    "-drive", f"if=none,id=boot,format=raw,readonly=on,"
+                              f"file={disk}",
+                    "-device", "virtio-blk-device,drive=boot"]
+        image = f"{arch['image']}-{r.kvariant}"
+        return [
+            "-kernel", os.path.join(self.files, image),
+            "-initrd", os.path.join(self.files, "initramfs.cpio.gz"),
+            "-dtb", os.path.join(self.files, "dtb", f"{self.role}.dtb"),
+            "-append", f"console=ttyAMA0 panic=-1 oops=panic "
+                       f"vlink.role={self.role} {r.cmdline}".strip(),
+        ]
 
     def start(self):
         if os.path.exists(self.con_path):
@@ -247,19 +287,33 @@ class Rig:
     """The server and the guests of one test or run."""
 
     def __init__(self, build, name="vlink", ram_mb=RAM_MB, kvariant=None,
-                 cmdline="", control=False):
-        # The suite runs on each kernel variant it is told to (debug, ...).
+                 cmdline="", control=False, boot=None):
+        # The suite runs on each kernel variant it is told to (debug, ...)
+        # and each pairing of architectures (VLINK_EP_ARCH, VLINK_RC_ARCH).
         kvariant = kvariant or os.environ.get("VLINK_KVARIANT", "vlink")
+        self.boot = boot or os.environ.get("VLINK_BOOT", "kernel")
+        if self.boot not in BOOTS:
+            raise RigError(f"no boot path {self.boot}: {', '.join(BOOTS)}")
+        if self.boot == "uboot" and (kvariant != "vlink" or cmdline):
+            raise RigError("the U-Boot boot disks hold the normal kernel "
+                           "and their own command line")
+        self.arches = {role: os.environ.get(f"VLINK_{role.upper()}_ARCH",
+                                            "arm") for role in ROLES}
+        for role, arch in self.arches.items():
+            if arch not in ARCHES:
+                raise RigError(f"{role}: no guests for architecture {arch}")
         self.build = os.path.abspath(build)
-        self.name = name if kvariant == "vlink" else f"{name}-{kvariant}"
+        self.name = name + arches_suffix(self.arches)
+        if self.boot != "kernel":
+            self.name += f"-{self.boot}"
+        if kvariant != "vlink":
+            self.name += f"-{kvariant}"
         self.kvariant = kvariant
         self.ram_mb = ram_mb
         self.cmdline = cmdline
         # A control socket puts the server in the doorbells' path (fault
         # injection): only for the suites that ask for it.
         self.control = control
-        self.kernel = os.path.join(self.build, f"zImage-{kvariant}")
-        self.initrd = os.path.join(self.build, "initramfs.cpio.gz")
         self.logdir = os.path.join(self.build, "logs")
         self.rundir = os.path.join(self.build, "run", name)
         self.server = None

@@ -6,9 +6,9 @@
 set -euo pipefail
 
 pkgs=(qemu-system-arm linux-source-6.1 gcc-arm-linux-gnueabihf
-      device-tree-compiler u-boot-tools bc bison flex cpio make gcc
-      libc6-dev python3 xz-utils patch git perl python3-yaml
-      python3-jsonschema python3-docutils busybox-static:armhf)
+      gcc-aarch64-linux-gnu device-tree-compiler u-boot-tools u-boot-qemu
+      bc bison flex cpio make gcc libc6-dev python3 xz-utils patch git perl
+      python3-yaml python3-jsonschema python3-docutils busybox-static:armhf)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -20,9 +20,14 @@ done
 echo "  DEPS    installing: ${missing[*]}"
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
-if ! dpkg --print-foreign-architectures | grep -qx armhf; then
-	$sudo dpkg --add-architecture armhf
-fi
+# The guests' busybox comes from their own architectures' archives (the
+# arm64 one is only downloaded: the two busybox-static cannot be installed
+# side by side).
+for arch in armhf arm64; do
+	if ! dpkg --print-foreign-architectures | grep -qx $arch; then
+		$sudo dpkg --add-architecture $arch
+	fi
+done
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -q
 $sudo apt-get install -y -q "${missing[@]}"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kernel-config.sh TREE OBJ FRAGMENT...: make OBJ/.config = allnoconfig +
-# the fragments in order, regenerated only when a fragment or the tree's glue
+# the fragments in order, for $ARCH with $CROSS_COMPILE, regenerated only when a fragment or the tree's glue
 # changed, and refuse a config where an option a fragment asks for did not
 # stick (a typo, or a dependency missing from the fragments).
 set -euo pipefail
@@ -10,14 +10,15 @@ set -euo pipefail
 tree=$1 obj=$2
 shift 2
 frags=("$@")
-key=$(cat "${frags[@]}" "$tree/.vlink-glue" | sha256sum | cut -c1-16)
+key=$( (echo "$ARCH"; cat "${frags[@]}" "$tree/.vlink-glue") |
+	sha256sum | cut -c1-16)
 [ "$(cat "$obj/.vlink-config" 2>/dev/null)" = "$key" ] && exit 0
 
 echo "  CONFIG  ${frags[*]##*/} -> $obj/.config"
 mkdir -p "$obj"
 kmake() {
-	make -s -C "$tree" O="$obj" ARCH=arm \
-		CROSS_COMPILE=arm-linux-gnueabihf- "$@"
+	make -s -C "$tree" O="$obj" ARCH="${ARCH:?}" \
+		CROSS_COMPILE="${CROSS_COMPILE:?}" "$@"
 }
 kmake allnoconfig
 "$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \

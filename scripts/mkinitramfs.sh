@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # mkinitramfs.sh GEN_INIT_CPIO PRISTINE_TREE PCITEST OUT [BINARY...]: the
-# guests' initramfs.  Debian's static armhf busybox, our init and scripts,
-# the stock pcitest and pcitest.sh, and any further BINARY in /usr/bin.  gen_init_cpio (built with the kernel) writes the device nodes,
+# guests' initramfs for $ARCH.  Debian's static busybox of that architecture,
+# our init and scripts, the stock pcitest and pcitest.sh, and any further
+# BINARY in /usr/bin.  gen_init_cpio (built with the kernel) writes the device nodes,
 # so no root privileges are needed.
 set -euo pipefail
 
@@ -11,12 +12,19 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 gen=$1 tree=$2 pcitest=$3 out=$4
 shift 4
 
-busybox=$(dpkg -L busybox-static:armhf | grep -m1 '/bin/busybox$')
-# e_machine 0x28: EM_ARM
-if [ "$(od -An -tx1 -j18 -N2 "$busybox" | tr -d ' ')" != 2800 ]; then
-	echo "mkinitramfs: $busybox is not an ARM binary" >&2
-	exit 1
-fi
+# Debian's name of the architecture, and its ELF e_machine (little endian).
+case "${ARCH:?}" in
+arm) deb=armhf machine=2800 ;;		# EM_ARM
+arm64) deb=arm64 machine=b700 ;;	# EM_AARCH64
+*) echo "mkinitramfs: no guests for ARCH=$ARCH" >&2; exit 1 ;;
+esac
+busybox=$("$repo/scripts/busybox.sh" $deb)
+for bin in "$busybox" "$pcitest" "$@"; do
+	if [ "$(od -An -tx1 -j18 -N2 "$bin" | tr -d ' ')" != $machine ]; then
+		echo "mkinitramfs: $bin is not an $ARCH binary" >&2
+		exit 1
+	fi
+done
 
 spec=$(mktemp)
 trap 'rm -f "$spec"' EXIT

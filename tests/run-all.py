@@ -102,24 +102,55 @@ GUEST_SUITES = (
     ("bad input table", test_badinput),
     ("lifecycle soak", test_soak),
 )
+# What every other architecture and pairing must pass too.
+CORE_SUITES = (test_boot, test_endpoint, test_pcitest, test_peer_failure)
+
+
+class Pass:
+    """One run of guest suites: a kernel variant, the EP's and the RC's
+    architectures and a boot path (the rig reads them from VLINK_*)."""
+
+    def __init__(self, name, suites=None, kvariant="vlink", ep="arm",
+                 rc="arm", boot="kernel"):
+        self.name = name
+        self.suites = suites
+        self.env = {"VLINK_KVARIANT": kvariant, "VLINK_EP_ARCH": ep,
+                    "VLINK_RC_ARCH": rc, "VLINK_BOOT": boot}
+        self.prefix = "" if name == "arm" else f"[{name}] "
+
+
+PASSES = {p.name: p for p in (
+    Pass("arm"),
+    Pass("debug", kvariant="debug"),
+    Pass("arm64", CORE_SUITES, ep="arm64", rc="arm64"),
+    # A 64-bit root complex with a 32-bit endpoint: a PC-class host with
+    # a small board; and the reverse.
+    Pass("arm-ep-arm64-rc", CORE_SUITES, ep="arm", rc="arm64"),
+    Pass("arm64-ep-arm-rc", (test_pcitest,), ep="arm64", rc="arm"),
+    # A board's boot path: U-Boot boots the FIT from each guest's disk.
+    Pass("uboot", (test_boot,), boot="uboot"),
+    Pass("uboot-arm64", (test_boot,), ep="arm64", rc="arm64",
+         boot="uboot"),
+)}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--build", required=True)
-    ap.add_argument("--kvariants", default="vlink",
-                    help="kernel variants to run the guest suites on, "
-                    "e.g. vlink,debug")
+    ap.add_argument("--passes", default="arm",
+                    help="the runs of the guest suites, in order: "
+                    f"{', '.join(PASSES)}")
     ap.add_argument("--only", metavar="MODULES",
                     help="run only these guest suites, e.g. "
                     "test_soak,test_hostile")
     args = ap.parse_args()
     only = args.only.split(",") if args.only else None
-    suites = [(title, m) for title, m in GUEST_SUITES
-              if not only or m.__name__ in only]
-    if only and len(suites) != len(only):
+    if only and not set(only) <= {m.__name__ for _, m in GUEST_SUITES}:
         ap.error(f"--only: guest suites are "
                  f"{', '.join(m.__name__ for _, m in GUEST_SUITES)}")
+    passes = args.passes.split(",")
+    if not set(passes) <= set(PASSES):
+        ap.error(f"--passes: the passes are {', '.join(PASSES)}")
     build = os.path.abspath(args.build)
 
     logs = os.path.join(build, "logs")
@@ -141,15 +172,19 @@ def main():
             test_patches.run(results, build)
         with Stage("KUnit suites of the endpoint framework"):
             test_kunit.run(results, build)
-    for variant in args.kvariants.split(","):
-        # The same suite on each kernel: the debug one must stay silent.
-        os.environ["VLINK_KVARIANT"] = variant
-        results.prefix = "" if variant == "vlink" else f"[{variant}] "
-        for title, module in suites:
-            with Stage(f"{results.prefix}{title}"):
-                module.run(results, build)
+    for p in map(PASSES.get, passes):
+        # The same suites on each kernel, architecture and boot path: the
+        # debug kernel must stay silent.
+        os.environ.update(p.env)
+        results.prefix = p.prefix
+        for title, module in GUEST_SUITES:
+            if (p.suites is None or module in p.suites) and \
+                    (not only or module.__name__ in only):
+                with Stage(f"{results.prefix}{title}"):
+                    module.run(results, build)
     results.prefix = ""
-    os.environ.pop("VLINK_KVARIANT")
+    for var in Pass("arm").env:
+        os.environ.pop(var, None)
     # The rig's own teardown does not depend on the kernel: once.
     if not only:
         with Stage("teardown of an interrupted make run"):

@@ -38,6 +38,26 @@ def round_trip(guest, role, since=0):
                  since=since)
 
 
+def uboot_booted(guest, role):
+    """Debian's U-Boot found the boot disk's script and booted this role's
+    configuration of the FIT, every part's hash checked."""
+    for pattern, what in (
+            (r"Found U-Boot script /boot\.scr", "U-Boot to find boot.scr"),
+            (f"Using '{role}' configuration", f"the FIT's {role} "
+             "configuration"),
+            (r"Trying 'kernel' kernel subimage", "the FIT's kernel"),
+            (r"Trying 'initramfs' ramdisk subimage", "the FIT's initramfs"),
+            (f"Trying 'fdt-{role}' fdt subimage", f"the {role} tree"),
+            (r"Starting kernel", "U-Boot to start the kernel"),
+            (f"Kernel command line: .*vlink\.role={role}",
+             "the boot script's command line")):
+        guest.expect(pattern, 5, what)
+    out = guest.output()
+    hashes = out.count("Verifying Hash Integrity ... sha256+ OK")
+    assert hashes >= 3, f"{hashes} subimage hashes checked, not 3"
+    assert "Bad hash" not in out and "ERROR" not in out, "U-Boot error"
+
+
 def run(results, build):
     with Rig(build, name="boot") as rig:
         try:
@@ -57,6 +77,10 @@ def scenario(results, rig):
     for role, g in guests.items():
         r.step(f"boot: {role} kernel reaches userspace", g.wait_shell,
                BOOT_TIMEOUT)
+    for role, g in guests.items():
+        if rig.boot == "uboot":
+            r.step(f"boot: U-Boot boots the FIT's {role} configuration from "
+                   "the boot disk", uboot_booted, g, role)
     for role, g in guests.items():
         r.step(f"boot: {role} finds its link device and peer-RAM window",
                link_found, g, role)

@@ -57,12 +57,15 @@ def kmake(*args):
 def prepare():
     """Our tree, up to date, and the scratch object directory configured
     like our kernel and prepared for external modules."""
-    env = dict(os.environ, KCACHE=KCACHE)
+    env = dict(os.environ, KCACHE=KCACHE, ARCH="arm",
+               CROSS_COMPILE=os.environ.get("CROSS_COMPILE",
+                                            "arm-linux-gnueabihf-"))
     rc, out = sh([os.path.join(REPO, "scripts", "kernel-tree.sh")], env=env)
     if rc:
         return "kernel-tree.sh: " + tail(out)
     rc, out = sh([os.path.join(REPO, "scripts", "kernel-config.sh"), TREE,
-                  OBJ, os.path.join(REPO, "kernel", "vlink.config")], env=env)
+                  OBJ, os.path.join(REPO, "kernel", "arm.config"),
+                  os.path.join(REPO, "kernel", "vlink.config")], env=env)
     if rc:
         return "kernel-config.sh: " + tail(out)
     rc, out = kmake("modules_prepare")

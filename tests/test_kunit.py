@@ -204,7 +204,7 @@ def case_result(c):
 
 
 def run(results, build):
-    kernel = os.path.join(build, "zImage-kunit")
+    kernel = os.path.join(build, "arm", "zImage-kunit")
     if not os.path.exists(kernel):
         results.record("kunit: KTAP output complete and every plan met",
                        False, f"no {kernel}: make kernel KVARIANT=kunit")

@@ -31,7 +31,8 @@ KCACHE = os.environ.get("KCACHE", os.path.expanduser("~/.cache/vlink"))
 TREE = os.path.join(KCACHE, "series-tree")
 OBJ = os.path.join(KCACHE, "obj-arm-series")
 BASE = os.path.join(KCACHE, "series-base")
-FRAGMENT = os.path.join(REPO, "kernel", "vlink.config")
+FRAGMENTS = [os.path.join(REPO, "kernel", f) for f in ("arm.config",
+                                                      "vlink.config")]
 JOBS = str(min(2, int(os.environ.get("JOBS", "2") or 2)))
 KMAKE = ["make", "-s", "-C", TREE, f"O={OBJ}", "ARCH=arm",
          "CROSS_COMPILE=" + os.environ.get("CROSS_COMPILE",
@@ -95,30 +96,31 @@ def prepare_tree(base):
 
 
 def configure():
-    """OBJ/.config = allnoconfig + our fragment, as kernel-config.sh makes
-    it, for the tree as it is now."""
+    """OBJ/.config = allnoconfig + our fragments, as kernel-config.sh
+    makes it, for the tree as it is now."""
     os.makedirs(OBJ, exist_ok=True)
     rc, out = sh(KMAKE + ["allnoconfig"])
     if rc == 0:
         rc, out = sh([os.path.join(TREE, "scripts/kconfig/merge_config.sh"),
                       "-m", "-O", OBJ, os.path.join(OBJ, ".config"),
-                      FRAGMENT], cwd=TREE)
+                      *FRAGMENTS], cwd=TREE)
     if rc == 0:
         rc, out = sh(KMAKE + ["olddefconfig"])
     return rc, out
 
 
 def fragment_misses():
-    """Options of the fragment that did not stick (the series' last patch
+    """Options of the fragments that did not stick (the series' last patch
     must make all of them stick, like our normal build)."""
     with open(os.path.join(OBJ, ".config")) as f:
         have = set(f.read().splitlines())
     missing = []
-    with open(FRAGMENT) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("CONFIG_") and line not in have:
-                missing.append(line)
+    for fragment in FRAGMENTS:
+        with open(fragment) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("CONFIG_") and line not in have:
+                    missing.append(line)
     return missing
 
 
@@ -146,7 +148,7 @@ def build(touched, first, last):
         missing = fragment_misses()
         if missing:
             return False, ("after the last patch these options of "
-                           f"{os.path.basename(FRAGMENT)} did not stick: "
+                           "the fragments did not stick: "
                            + ", ".join(missing))
     return True, ""
 
