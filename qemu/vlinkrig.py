@@ -103,9 +103,15 @@ class Guest:
                        "server=on,wait=on",
                        "-serial", "chardev:con", "-monitor", "none"]
         arch = ARCHES[self.arch]
+        machine = f"{MACHINE},memory-backend=ram"
+        if r.boot == "uboot":
+            # Started with firmware, arm64's virt board trades its PL061
+            # GPIO for an ACPI event device unless ACPI is off; the FIT's
+            # trees describe the board as -kernel boots see it.
+            machine += ",acpi=off"
         return [
             arch["qemu"],
-            "-M", f"{MACHINE},memory-backend=ram",
+            "-M", machine,
             "-cpu", arch["cpu"], "-smp", "1", "-m", mem,
             "-object", f"memory-backend-file,id=ram,size={mem},"
                        f"mem-path={r.ram_file(self.role)},share=on",

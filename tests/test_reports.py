@@ -231,10 +231,14 @@ class Quiet(Results):
     def __init__(self):
         super().__init__()
         self.records = []
+        self.details = []
 
     def record(self, name, ok, reason=""):
         self.records.append((name, bool(ok), reason))
         return ok
+
+    def detail(self, lines):
+        self.details.append(lines)
 
 
 class FakeRig:
@@ -284,6 +288,21 @@ def check_console(text, known, want_clean):
     left = unexcused_reports(text, known)
     return False, (f"check {'passed' if clean else 'failed'}; unexcused: "
                    f"{[x.split(chr(10), 1)[0][:80] for x in left]}")
+
+
+def check_report_shown():
+    """A failed console check prints the report under its FAIL line: the
+    CI output may be all a reader gets."""
+    r = Quiet()
+    text = ("boot\nBUG: KASAN: use-after-free in vlink_x+0x1/0x2\n"
+            "Read of size 4 at addr c1 by task sh/1\n"
+            + "".join(f" frame_{i}+0x0/0x4\n" for i in range(80)))
+    r.no_trouble("console", FakeGuest(FakeRig("t", "debug"), "rc", text))
+    shown = r.details[0] if len(r.details) == 1 else []
+    ok = (len(shown) == vlinktest.REPORT_SHOWN + 1 and
+          shown[0].startswith("BUG: KASAN") and "Read of size" in shown[1]
+          and shown[-1].startswith("... 22 more line(s)"))
+    return ok, f"shown: {shown[:2]} ... {shown[-1:]}"
 
 
 def check_split(text, want):
@@ -424,6 +443,8 @@ def run(results):
                    "fail", *check_error_count())
     results.record("report checks: excuses are for the console they name",
                    *check_consoles_by_name())
+    results.record("report checks: a failed console check shows the report",
+                   *check_report_shown())
     for name, fn in kunit_cases() + server_cases():
         results.record(f"report checks: {name}", *fn())
 

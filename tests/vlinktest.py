@@ -173,12 +173,16 @@ class Results:
                     f"{guest.name} console: {first[:200]!r}{more}")
         # The CI output may be all a reader gets: show the report itself.
         lines = trouble[0].rstrip("\n").split("\n")
-        for line in lines[:REPORT_SHOWN]:
-            print(f"  | {line}")
         if len(lines) > REPORT_SHOWN:
-            print(f"  | ... {len(lines) - REPORT_SHOWN} more line(s) in "
-                  f"the {guest.name} log")
+            lines[REPORT_SHOWN:] = [f"... {len(lines) - REPORT_SHOWN} more "
+                                    f"line(s) in the {guest.name} log"]
+        self.detail(lines)
         return False
+
+    def detail(self, lines):
+        """Print what explains the failure just recorded."""
+        for line in lines:
+            print(f"  | {line}")
 
     def dma_api_errors_shown(self, name, guest):
         """On the debug kernel: every error the DMA-API checker counted was
