@@ -42,66 +42,42 @@ inputs=$( (cat "$0"; sha256sum "$kernel" "$initramfs" "$dir"/dtb/*.dtb) |
 echo "  FIT     $out/vlink.fit and boot disks ($ARCH)"
 mkdir -p "$out"
 
+# image NAME DESCRIPTION FILE TYPE LOAD [PROPERTY...]: one FIT image node.
+image() {
+	local name=$1 desc=$2 file=$3 type=$4 load=$5 prop
+	shift 5
+	printf '\t\t%s {\n' "$name"
+	printf '\t\t\tdescription = "%s";\n' "$desc"
+	printf '\t\t\tdata = /incbin/("%s");\n' "$file"
+	printf '\t\t\ttype = "%s";\n\t\t\tarch = "%s";\n' "$type" "$ARCH"
+	for prop in "$@"; do
+		printf '\t\t\t%s;\n' "$prop"
+	done
+	printf '\t\t\tcompression = "none";\n\t\t\tload = <%s>;\n' "$load"
+	printf '\t\t\thash { algo = "sha256"; };\n\t\t};\n'
+}
+
 {
-	cat <<-EOF
-	/dts-v1/;
-
-	/ {
-		description = "vlink guest ($ARCH): kernel, initramfs, trees";
-		#address-cells = <1>;
-
-		images {
-			kernel {
-				description = "Linux 6.1 with the vlink drivers";
-				data = /incbin/("$kernel");
-				type = "kernel";
-				arch = "$ARCH";
-				os = "linux";
-				compression = "none";
-				load = <$kernel_load>;
-				entry = <$kernel_load>;
-				hash { algo = "sha256"; };
-			};
-			initramfs {
-				description = "busybox, pcitest and our scripts";
-				data = /incbin/("$initramfs");
-				type = "ramdisk";
-				arch = "$ARCH";
-				os = "linux";
-				compression = "none";
-				load = <$initramfs_load>;
-				hash { algo = "sha256"; };
-			};
-	EOF
+	printf '/dts-v1/;\n\n/ {\n'
+	printf '\tdescription = "vlink guest (%s): kernel, initramfs, trees";\n' \
+		"$ARCH"
+	printf '\t#address-cells = <1>;\n\n\timages {\n'
+	image kernel "Linux 6.1 with the vlink drivers" "$kernel" kernel \
+		"$kernel_load" 'os = "linux"' "entry = <$kernel_load>"
+	image initramfs "busybox, pcitest and our scripts" "$initramfs" \
+		ramdisk "$initramfs_load" 'os = "linux"'
 	for role in ep rc; do
-		cat <<-EOF
-			fdt-$role {
-				description = "virt board + dts/vlink-$role.dtso";
-				data = /incbin/("$dir/dtb/$role.dtb");
-				type = "flat_dt";
-				arch = "$ARCH";
-				compression = "none";
-				load = <$fdt_load>;
-				hash { algo = "sha256"; };
-			};
-		EOF
+		image "fdt-$role" "virt board + dts/vlink-$role.dtso" \
+			"$dir/dtb/$role.dtb" flat_dt "$fdt_load"
 	done
-	echo "	};"
-	echo
-	echo "	configurations {"
-	echo "		default = \"rc\";"
+	printf '\t};\n\n\tconfigurations {\n\t\tdefault = "rc";\n'
 	for role in ep rc; do
-		cat <<-EOF
-			$role {
-				description = "vlink $role";
-				kernel = "kernel";
-				ramdisk = "initramfs";
-				fdt = "fdt-$role";
-			};
-		EOF
+		printf '\t\t%s {\n\t\t\tdescription = "vlink %s";\n' \
+			"$role" "$role"
+		printf '\t\t\tkernel = "kernel";\n\t\t\tramdisk = "initramfs";\n'
+		printf '\t\t\tfdt = "fdt-%s";\n\t\t};\n' "$role"
 	done
-	echo "	};"
-	echo "};"
+	printf '\t};\n};\n'
 } > "$out/vlink.its"
 mkimage -q -f "$out/vlink.its" "$out/vlink.fit"
 
