@@ -8,6 +8,8 @@
     The transfer that was in flight stays blocked: the stock host driver
     waits for its completion interrupt without a timeout
     (drivers/misc/pci_endpoint_test.c), and we do not patch the judge.
+    Its two known reports of a device removed under it are excused, one
+    report at a time (IN_FLIGHT_MAPPING, STOCK_WAIT_AFTER_REMOVE).
 (b) The root complex's QEMU is killed and restarted: the endpoint's
     function sees link down, then link up, and the host's tests pass on
     the new root complex.
@@ -21,7 +23,7 @@ Cases (a) and (b) run several times.
 import re
 
 from vlinkrig import Rig
-from vlinktest import QUIET_LINES, Abort, check_consoles
+from vlinktest import KERNEL_TROUBLE, QUIET_LINES, Abort, check_consoles
 from test_endpoint import shell_ok, wait_probed
 
 ROUNDS = 3
@@ -48,6 +50,32 @@ IN_FLIGHT_MAPPING = (
     r"(?: \S+(?: \[\w+\])?\n)*?"
     r" pci_endpoint_test_\w+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\w+\])?\n"
     r"(?: \S+(?: \[\w+\])?\n)*")
+
+
+# The same stock driver frees its state when its device goes (devm) while an
+# ioctl may still wait in it: when the completion interrupt of the transfer
+# lands just before the link goes down, the woken waiter takes the
+# completion's lock after the removal freed it.  Any surprise removal of a
+# device under it does the same; it is the judge's, not ours.  Expected on
+# the RC only as exactly that: a KASAN use-after-free read by pcitest's wait
+# in pci_endpoint_test_ioctl(), of the object pci_endpoint_test_probe()
+# allocated, freed by devres when our RC removed the dead endpoint's device.
+FRAME = r"\+0x[0-9a-f]+/0x[0-9a-f]+\n"
+STOCK_WAIT_AFTER_REMOVE = (
+    r"BUG: KASAN: use-after-free in \S+\n"
+    r"Read of size \d+ at addr [0-9a-f]+ by task pcitest/\d+\n"
+    + QUIET_LINES +
+    r" __wait_for_common from pci_endpoint_test_ioctl" + FRAME
+    + QUIET_LINES +
+    r"Allocated by task \d+:\n" + QUIET_LINES +
+    r" pci_endpoint_test_probe" + FRAME + QUIET_LINES +
+    r"Freed by task \d+:\n" + QUIET_LINES +
+    r" devres_release_all" + FRAME + QUIET_LINES +
+    r" pci_stop_and_remove_bus_device" + FRAME +
+    r" vlink_rc_scan_work" + FRAME + QUIET_LINES +
+    rf"(?![^\n]*(?:{KERNEL_TROUBLE.pattern}))[^\n]*")
+# What the RC may say when an endpoint dies under a transfer.
+ENDPOINT_DIED = (IN_FLIGHT_MAPPING, STOCK_WAIT_AFTER_REMOVE)
 
 
 def newest_test_device(rc):
@@ -84,7 +112,7 @@ def endpoint_dies(r, rig, ep, rc, n):
     status, _ = rc.run("true", 30)
     r.record(f"{name}: RC shell answers", status == 0, f"exit {status}")
     r.no_trouble(f"{name}: RC kernel log clean", rc, mark,
-                 known=IN_FLIGHT_MAPPING)
+                 known=ENDPOINT_DIED)
 
     ep2 = rig.start_guest("ep", name=f"ep-{n + 1}")
     ep2.wait_shell()
@@ -175,4 +203,4 @@ def run(results, build):
             pass
         # The first RC is the one that sees the endpoints killed.
         check_consoles(results, rig, "peer failure",
-                       known={"rc": IN_FLIGHT_MAPPING})
+                       known={"rc": ENDPOINT_DIED})

@@ -23,7 +23,7 @@ import vlinktest  # noqa: E402
 from vlinktest import (DMA_API_ERROR, Results, check_consoles,  # noqa: E402
                        kernel_reports, unexcused_reports)
 from test_badinput import STOCK_ALLOC_WARNING  # noqa: E402
-from test_peer_failure import IN_FLIGHT_MAPPING  # noqa: E402
+from test_peer_failure import ENDPOINT_DIED, IN_FLIGHT_MAPPING  # noqa: E402
 import test_kunit  # noqa: E402
 
 CUT = "------------[ cut here ]------------\n"
@@ -36,6 +36,12 @@ def stack(*frames):
     """An ARM unwinder's backtrace: ' callee from caller+0x../0x..'."""
     return "".join(f" {a} from {b}+0x{i * 8 + 16:x}/0x{i * 8 + 64:x}\n"
                    for i, (a, b) in enumerate(zip(frames, frames[1:])))
+
+
+def saved_stack(*frames):
+    """A stack KASAN saved at allocation or free: ' func+0x../0x..'."""
+    return "".join(f" {f}+0x{i * 8 + 16:x}/0x{i * 8 + 64:x}\n"
+                   for i, f in enumerate(frames))
 
 
 def header(comm="kworker/0:1", pid=31, taint="Not tainted"):
@@ -98,6 +104,29 @@ def kasan(where="vlink_rc_link_work"):
             " which belongs to the cache kmalloc-128 of size 128\n" +
             RULE +
             "Disabling lock debugging due to kernel taint\n")
+
+
+def wait_after_remove(remover="vlink_rc_scan_work", comm="pcitest"):
+    """KASAN on the stock driver's ioctl waking after its device went."""
+    return (RULE +
+            "BUG: KASAN: use-after-free in __lock_acquire+0x4c7/0x29f0\n"
+            f"Read of size 4 at addr c2e2d474 by task {comm}/80\n\n" +
+            header(comm, 80) +
+            stack("unwind_backtrace", "show_stack", "dump_stack_lvl",
+                  "print_report", "kasan_report", "__lock_acquire",
+                  "lock_acquire", "_raw_spin_lock_irq", "__wait_for_common",
+                  "pci_endpoint_test_ioctl", "sys_ioctl") +
+            "\nAllocated by task 25:\n" +
+            saved_stack("__kasan_kmalloc", "devm_kmalloc",
+                        "pci_endpoint_test_probe", "pci_device_probe") +
+            "\nFreed by task 25:\n" +
+            saved_stack("__kmem_cache_free", "release_nodes",
+                        "devres_release_all", "device_release_driver_internal",
+                        "pci_stop_bus_device",
+                        "pci_stop_and_remove_bus_device", remover,
+                        "process_one_work") +
+            "\nThe buggy address belongs to the object at c2e2d400\n" +
+            RULE + "Disabling lock debugging due to kernel taint\n")
 
 
 def warning(where="vlink_rc_link_work", message=""):
@@ -202,6 +231,16 @@ CONSOLES = [
      BOOT + stock_alloc(frame="vlink_ep_alloc", comm="kworker/0:1") +
      kasan("pci_endpoint_test_ioctl") + warning(), STOCK_ALLOC_WARNING,
      False),
+    ("the stock ioctl waking after our RC removed its device is excused",
+     BOOT + in_flight() + wait_after_remove() + AFTER, ENDPOINT_DIED, True),
+    ("that use-after-free freed by another path fails",
+     BOOT + wait_after_remove(remover="vlink_rc_remove") + AFTER,
+     ENDPOINT_DIED, False),
+    ("that use-after-free read by another task fails",
+     BOOT + wait_after_remove(comm="kworker/0:1") + AFTER, ENDPOINT_DIED,
+     False),
+    ("a warning of ours right after that use-after-free fails",
+     BOOT + wait_after_remove() + warning() + AFTER, ENDPOINT_DIED, False),
     ("the excuse of one suite does not excuse another's report",
      BOOT + stock_alloc() + PROMPT, IN_FLIGHT_MAPPING, False),
 ] + [(f"{name} fails the check", BOOT + text + PROMPT, None, False)
