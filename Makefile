@@ -86,7 +86,7 @@ guest: kernel initramfs dtbs
 # The board's boot path for ARCH's guests: a FIT image of those files and
 # a boot disk per role that Debian's U-Boot boots (make run BOOT=uboot).
 uboot: guest
-	@$(REPO)/scripts/mkfit.sh $(G)
+	@$(REPO)/scripts/mkfit.sh $(G) $(G)/$(KIMAGE)-vlink
 
 server: deps
 	@$(MAKE) -s -C $(REPO)/qemu/server O=$(B)/server

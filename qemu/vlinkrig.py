@@ -37,7 +37,10 @@ ARCHES = {
 # (scripts/mkfit.sh), with the normal kernel and the command line the
 # disk's boot.scr gives.
 BOOTS = ("kernel", "uboot")
-MACHINE = "virt,highmem=off"
+# ACPI off: started with firmware (U-Boot), arm64's virt board would trade
+# its PL061 GPIO for an ACPI event device, and the trees describe one board
+# for both boot paths.
+MACHINE = "virt,highmem=off,acpi=off"
 
 
 class RigError(Exception):
@@ -103,15 +106,9 @@ class Guest:
                        "server=on,wait=on",
                        "-serial", "chardev:con", "-monitor", "none"]
         arch = ARCHES[self.arch]
-        machine = f"{MACHINE},memory-backend=ram"
-        if r.boot == "uboot":
-            # Started with firmware, arm64's virt board trades its PL061
-            # GPIO for an ACPI event device unless ACPI is off; the FIT's
-            # trees describe the board as -kernel boots see it.
-            machine += ",acpi=off"
         return [
             arch["qemu"],
-            "-M", machine,
+            "-M", f"{MACHINE},memory-backend=ram",
             "-cpu", arch["cpu"], "-smp", "1", "-m", mem,
             "-object", f"memory-backend-file,id=ram,size={mem},"
                        f"mem-path={r.ram_file(self.role)},share=on",

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kernel-config.sh TREE OBJ FRAGMENT...: make OBJ/.config = allnoconfig +
-# the fragments in order, for $ARCH with $CROSS_COMPILE, regenerated only when a fragment or the tree's glue
-# changed, and refuse a config where an option a fragment asks for did not
+# the fragments in order, for $ARCH with $CROSS_COMPILE, regenerated only
+# when a fragment or the tree's glue changed, and refuse a config where an option a fragment asks for did not
 # stick (a typo, or a dependency missing from the fragments).
 set -euo pipefail
 

@@ -10,7 +10,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
-machine="virt,highmem=off"
+machine="virt,highmem=off,acpi=off"
 mem=${VLINK_RAM_MB:-256}
 case "${ARCH:?}" in
 arm) qemu=qemu-system-arm cpu=cortex-a15 ;;

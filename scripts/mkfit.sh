@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkfit.sh GUESTDIR: the U-Boot boot path of $ARCH guests, from the files
-# `make guest` left in GUESTDIR (kernel, initramfs, dtb/).  In GUESTDIR/uboot:
+# mkfit.sh GUESTDIR KERNEL: the U-Boot boot path of $ARCH guests, from the
+# kernel image and the files `make guest` left in GUESTDIR (initramfs,
+# dtb/).  In GUESTDIR/uboot:
 #   vlink.its, vlink.fit  a FIT image made by mkimage: the kernel, the
 #                         initramfs and the device trees, with one
 #                         configuration per role (ep, rc)
@@ -18,15 +19,10 @@
 # with our overlay applied by fdtoverlay when the image is made (mkdtbs.sh).
 set -euo pipefail
 
-repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(cd "$1" && pwd)
+kernel=$(realpath "$2")
 out=$dir/uboot
-case "${ARCH:?}" in
-arm) image=zImage ;;
-arm64) image=Image ;;
-*) echo "mkfit: no guests for ARCH=$ARCH" >&2; exit 1 ;;
-esac
-kernel=$dir/$image-vlink
+: "${ARCH:?ARCH must name the architecture of the guests}"
 initramfs=$dir/initramfs.cpio.gz
 # Where U-Boot puts each part in the guest's RAM (virt: from 0x40000000;
 # U-Boot keeps QEMU's tree at the start and relocates itself to the top).
