@@ -41,6 +41,8 @@ BOOTS = ("kernel", "uboot")
 # its PL061 GPIO for an ACPI event device, and the trees describe one board
 # for both boot paths.
 MACHINE = "virt,highmem=off,acpi=off"
+# How much of the console a command that timed out shows.
+CONSOLE_TAIL = 25
 
 
 class RigError(Exception):
@@ -70,6 +72,21 @@ def arches_suffix(arches):
     if ep == rc == "arm":
         return ""
     return f"-{ep}" if ep == rc else f"-{ep}-{rc}"
+
+
+# The kernel writes each message to the serial console whole, but it may
+# come between two pieces of a line the shell writes: the rig's markers
+# are found with whole lines of messages inside them.
+_INSERTED = r"(?:[^\n]*\n)*?"
+
+
+def _marker(text):
+    """A pattern for text the shell prints at the start of a line."""
+    return "^" + _INSERTED.join(re.escape(c) for c in text)
+
+
+# An exit status (at most three digits), whole once the "@" after it came.
+_STATUS = r"(\d)" + _INSERTED + (r"(\d)?" + _INSERTED) * 2 + "@"
 
 
 class Guest:
@@ -226,6 +243,11 @@ class Guest:
         with self.cond:
             return self.buf[since:]
 
+    def tail(self, since, lines):
+        """The last lines of the console output after since, indented."""
+        out = self.output(since).rstrip("\n").split("\n")[-lines:]
+        return "\n".join("    | " + x for x in out)
+
     def send(self, text):
         try:
             self.sock.sendall(text.encode())
@@ -245,16 +267,22 @@ class Guest:
         self.seq += 1
         tag = f"@@{self.name}-{self.seq}@"
         start = self.mark()
-        self.send(f'echo "{tag}""@ <"; {cmd}; echo "{tag}""@ >$?"\n')
-        begin = self.expect(re.escape(tag) + "@ <$", timeout,
-                            f"the command '{cmd}' to start", since=start)
-        # The status is whole only once its line ends: the console may
-        # have delivered "2" of "237" so far.
-        end = self.expect(re.escape(tag) + r"@ >(\d+)\r?\n", timeout,
-                          f"the command '{cmd}' to finish",
-                          since=begin.end())
-        return int(end.group(1)), self.output(begin.end() + 1)[
-            :end.start() - begin.end() - 1]
+        # The end marker starts a line of its own, after a newline the
+        # output loses again below.
+        self.send(f'echo "{tag}""@ <"; {cmd}; '
+                  f'printf "\\n%s@ >%d@\\n" "{tag}" $?\n')
+        try:
+            begin = self.expect(_marker(tag + "@ <") + _INSERTED + "$",
+                                timeout, f"the command '{cmd}' to start",
+                                since=start)
+            end = self.expect(_marker(tag + "@ >") + _STATUS, timeout,
+                              f"the command '{cmd}' to finish",
+                              since=begin.end())
+        except RigError as e:
+            raise RigError(f"{e}; the console's last lines:\n" +
+                           self.tail(start, CONSOLE_TAIL)) from None
+        out = self.output(begin.end() + 1)[:end.start() - begin.end() - 1]
+        return int("".join(filter(None, end.groups()))), out[:-1]
 
     def wait_shell(self, timeout=120):
         """Wait for init's shell, then make sure it answers."""

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -21,6 +22,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 
 import test_boot  # noqa: E402
 import test_compat  # noqa: E402
+import test_console  # noqa: E402
 import test_badinput  # noqa: E402
 import test_endpoint  # noqa: E402
 import test_fuzz  # noqa: E402
@@ -134,6 +136,19 @@ PASSES = {p.name: p for p in (
 )}
 
 
+def stage(results, title, run, *args):
+    """Run one stage, timed.  A stage that dies (a wait that timed out
+    outside a test's own checks, a harness bug) is a failure of its own,
+    with the traceback on the output, and the run goes on."""
+    with Stage(f"{results.prefix}{title}"):
+        try:
+            run(results, *args)
+        except Exception as e:  # pylint: disable=broad-except
+            traceback.print_exc()
+            results.record(f"{title}: the stage runs to its end", False,
+                           f"{type(e).__name__}: {e}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--build", required=True)
@@ -160,18 +175,16 @@ def main():
     results = Results()
     t0 = time.monotonic()
     # The checks that judge everything below, on synthetic input: seconds.
-    with Stage("report checks: self test"):
-        test_reports.run(results)
+    stage(results, "report checks: self test", test_reports.run)
+    stage(results, "rig console: self test", test_console.run)
     if not only:
-        with Stage("link server tests"):
-            server_tests(results, build)
-        with Stage("API compatibility: 6.1 function drivers on our "
-                   "headers"):
-            test_compat.run(results, build)
-        with Stage("patch series: git am, build and checkpatch per patch"):
-            test_patches.run(results, build)
-        with Stage("KUnit suites of the endpoint framework"):
-            test_kunit.run(results, build)
+        stage(results, "link server tests", server_tests, build)
+        stage(results, "API compatibility: 6.1 function drivers on our "
+              "headers", test_compat.run, build)
+        stage(results, "patch series: git am, build and checkpatch per "
+              "patch", test_patches.run, build)
+        stage(results, "KUnit suites of the endpoint framework",
+              test_kunit.run, build)
     for p in map(PASSES.get, passes):
         # The same suites on each kernel, architecture and boot path: the
         # debug kernel must stay silent.
@@ -180,15 +193,14 @@ def main():
         for title, module in GUEST_SUITES:
             if (p.suites is None or module in p.suites) and \
                     (not only or module.__name__ in only):
-                with Stage(f"{results.prefix}{title}"):
-                    module.run(results, build)
+                stage(results, title, module.run, build)
     results.prefix = ""
     for var in Pass("arm").env:
         os.environ.pop(var, None)
     # The rig's own teardown does not depend on the kernel: once.
     if not only:
-        with Stage("teardown of an interrupted make run"):
-            test_teardown.run(results, build)
+        stage(results, "teardown of an interrupted make run",
+              test_teardown.run, build)
     print(f"=== total: {time.monotonic() - t0:.1f} s; consoles in {logs}")
     print(f"{results.passed} passed, {results.failed} failed", flush=True)
     return 1 if results.failed else 0

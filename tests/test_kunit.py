@@ -55,6 +55,12 @@ RESULT = re.compile(r"^(\s*)(ok|not ok) (\d+)(?: (?:- )?([^#]*?))?\s*"
                     r"(?:#\s*(\w+)\s*(.*?))?\s*$")
 
 
+def last_result(n):
+    """The result line of the last of n suites: its name is whole only
+    once the line ends."""
+    return rf"^{_TS}(?:not )?ok {n} [^\n]*\n"
+
+
 def strip_ts(line):
     return re.sub(r"^\[\s*\d+\.\d+\] ?", "", line.rstrip("\r"))
 
@@ -226,7 +232,7 @@ def scenario(results, rig):
         m = ep.expect(HEADER.pattern, BOOT_TIMEOUT,
                       "the KUnit KTAP header (KTAP version 1, 1..N)")
         n = int(m.group(1))
-        ep.expect(rf"^{_TS}(?:not )?ok {n} \S", SUITES_TIMEOUT,
+        ep.expect(last_result(n), SUITES_TIMEOUT,
                   f"the result line of KUnit suite {n} of {n}",
                   since=m.start())
     except RigError as e:

@@ -9,11 +9,13 @@ input, without a guest: one result per case.
             report format the debug kernel prints is seen
   DMA-API   the error count the checker keeps must match the errors on
             the console; every console of a rig is checked, by its name
-  KUnit     a skipped case fails, each suite has its pinned case count
+  KUnit     a skipped case fails, each suite has its pinned case count,
+            the wait for the last suite sees its whole line
   server    run.sh's exit status and its number of cases are judged too
 """
 
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -424,6 +426,18 @@ def check_kunit(counts, skip=None, want_ok=True):
     return ok == want_ok, f"problems {problems}, failed cases {failed}"
 
 
+def check_last_result():
+    """A console read cut inside the last result line ("ok 9 pci_ep" of
+    "ok 9 pci_ep_cfs_attrs") made the parser see a suite "pci_ep"."""
+    text = ktap(test_kunit.EXPECTED_SUITES)
+    n = len(test_kunit.EXPECTED_SUITES)
+    cut = text[:text.rindex(f"ok {n} ") + 10]
+    rx = re.compile(test_kunit.last_result(n), re.M)
+    return (not rx.search(cut) and bool(rx.search(text)),
+            f"cut {cut[-12:]!r}: {bool(rx.search(cut))}, whole: "
+            f"{bool(rx.search(text))}")
+
+
 def kunit_cases():
     expected = dict(test_kunit.EXPECTED_SUITES)
     short = dict(expected, pci_epc_mem=expected["pci_epc_mem"] - 1)
@@ -437,6 +451,8 @@ def kunit_cases():
          lambda: check_kunit(short, want_ok=False)),
         ("KUnit: a suite with a case more than pinned fails",
          lambda: check_kunit(longer, want_ok=False)),
+        ("KUnit: the wait for the last suite ends with its whole line",
+         check_last_result),
     ]
 
 
