@@ -281,8 +281,11 @@ class Guest:
         except RigError as e:
             raise RigError(f"{e}; the console's last lines:\n" +
                            self.tail(start, CONSOLE_TAIL)) from None
-        out = self.output(begin.end() + 1)[:end.start() - begin.end() - 1]
-        return int("".join(filter(None, end.groups()))), out[:-1]
+        # From after the begin marker's newline to before the one printf
+        # put ahead of the end marker.
+        with self.cond:
+            out = self.buf[begin.end() + 1:end.start() - 1]
+        return int("".join(filter(None, end.groups()))), out
 
     def wait_shell(self, timeout=120):
         """Wait for init's shell, then make sure it answers."""

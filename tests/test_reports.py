@@ -433,9 +433,9 @@ def check_last_result():
     n = len(test_kunit.EXPECTED_SUITES)
     cut = text[:text.rindex(f"ok {n} ") + 10]
     rx = re.compile(test_kunit.last_result(n), re.M)
-    return (not rx.search(cut) and bool(rx.search(text)),
-            f"cut {cut[-12:]!r}: {bool(rx.search(cut))}, whole: "
-            f"{bool(rx.search(text))}")
+    on_cut, on_whole = bool(rx.search(cut)), bool(rx.search(text))
+    return (not on_cut and on_whole,
+            f"cut {cut[-12:]!r}: {on_cut}, whole: {on_whole}")
 
 
 def kunit_cases():
