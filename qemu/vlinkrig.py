@@ -49,6 +49,33 @@ class RigError(Exception):
     """A wait that timed out or a process that misbehaved."""
 
 
+# How each process the rig started ended: (name, None) when as the rig
+# ended it, else (name, how): a QEMU that aborted or crashed, or would not
+# stop.  The suite runner judges what each stage left here.
+EXITS = []
+
+
+def _how_ended(returncode):
+    if returncode < 0:
+        return f"died of {signal.Signals(-returncode).name}"
+    return f"exited with status {returncode}"
+
+
+def _reap(proc, name, asked=None, timeout=10):
+    """Wait for proc, which was sent asked (None: nothing, it ended by
+    itself); note in EXITS whether it exited 0 or died of asked."""
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        EXITS.append((name, f"still running {timeout} s after "
+                      f"{signal.Signals(asked).name}"))
+        return
+    bad = proc.returncode != 0 and proc.returncode != -(asked or 0)
+    EXITS.append((name, _how_ended(proc.returncode) if bad else None))
+
+
 def _die_with_parent():
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -108,6 +135,7 @@ class Guest:
         self.log_path = os.path.join(rig.logdir, f"{name}.log")
         self.con_path = os.path.join(rig.rundir, f"{name}-console.sock")
         self.proc = None
+        self.reaped = False
         self.reader = None
 
     def qemu_args(self):
@@ -295,22 +323,26 @@ class Guest:
         if status:
             raise RigError(f"{self.name}: shell does not work")
 
+    def _end(self, sig):
+        """Send sig unless QEMU already ended; judge how it ended, once."""
+        if not self.proc or self.reaped:
+            return
+        self.reaped = True
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        else:
+            sig = None
+        _reap(self.proc, f"{self.name}: QEMU (see {self.name}-qemu.log)",
+              sig)
+
     def kill(self):
         """Kill QEMU at once, as a crashed host process would die."""
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        self._end(signal.SIGKILL)
         if self.reader:
             self.reader.join(timeout=5)
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        self._end(signal.SIGTERM)
         if self.sock:
             self.sock.close()
         if self.reader:
@@ -442,13 +474,12 @@ class Rig:
     def stop(self):
         for g in self.guests:
             g.stop()
-        if self.server and self.server.poll() is None:
-            self.server.send_signal(signal.SIGTERM)
-            try:
-                self.server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.server.kill()
-                self.server.wait()
+        if self.server and self.server.returncode is None:
+            sig = signal.SIGTERM if self.server.poll() is None else None
+            if sig:
+                self.server.send_signal(sig)
+            _reap(self.server, f"{self.name}: link server (see "
+                  f"{self.name}-server.log)", sig)
 
     def __enter__(self):
         return self

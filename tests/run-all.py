@@ -37,6 +37,7 @@ import test_reports  # noqa: E402
 import test_soak  # noqa: E402
 import test_teardown  # noqa: E402
 import test_unbind  # noqa: E402
+import vlinkrig  # noqa: E402
 from vlinktest import Results, Stage  # noqa: E402
 
 
@@ -139,14 +140,21 @@ PASSES = {p.name: p for p in (
 def stage(results, title, run, *args):
     """Run one stage, timed.  A stage that dies (a wait that timed out
     outside a test's own checks, a harness bug) is a failure of its own,
-    with the traceback on the output, and the run goes on."""
+    with the traceback on the output, and the run goes on.  So is a QEMU
+    or link server of the stage that crashed or would not stop."""
     with Stage(f"{results.prefix}{title}"):
+        del vlinkrig.EXITS[:]
         try:
             run(results, *args)
         except Exception as e:  # pylint: disable=broad-except
             traceback.print_exc()
             results.record(f"{title}: the stage runs to its end", False,
                            f"{type(e).__name__}: {e}")
+        if vlinkrig.EXITS:
+            bad = [f"{name}: {how}" for name, how in vlinkrig.EXITS if how]
+            results.record(f"{title}: its {len(vlinkrig.EXITS)} QEMU and "
+                           "server processes ended as the rig ended them",
+                           not bad, "; ".join(bad))
 
 
 def main():

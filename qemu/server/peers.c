@@ -12,6 +12,16 @@
  * from QEMU to QEMU without us.  When the server interposes (fault
  * injection), each peer gets, for every other role's vector, a mailbox
  * eventfd of ours instead; faults.c forwards what rings there.
+ *
+ * A role's eventfds are made at its first arrival and kept for the
+ * server's life; a departure is never announced.  Because the ids are
+ * fixed, a returning role comes back under the same id, and QEMU's
+ * ivshmem (7.2) cannot take an id back once told it left: the disconnect
+ * message frees that peer's eventfd array without forgetting the pointer,
+ * and the next connect messages for the id write into the freed memory
+ * (glibc then aborts in malloc_consolidate()).  With kept eventfds the
+ * others never need to hear of a departure or a return, and liveness is
+ * in the shm header anyway.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -46,10 +56,42 @@ bool link_peer_connected(struct vlink_link *link, int role)
 	return peer_connected(link, role);
 }
 
-static void peer_close_efds(struct vlink_peer *p)
+/* Doorbells rung for a role while it was away are not for its new QEMU. */
+static void peer_drain(const int *fds)
 {
+	__u64 count;
 	int v;
 
+	for (v = 0; v < VLINK_NR_VECTORS; v++)
+		if (fds[v] >= 0 &&
+		    read(fds[v], &count, sizeof(count)) < 0 && errno != EAGAIN)
+			vlog("cannot drain an eventfd: %s", strerror(errno));
+}
+
+/*
+ * Non-blocking like QEMU's own ivshmem-server: ringing never stalls.
+ * Returns 1 when the eventfds were made now, 0 when they already existed.
+ */
+static int peer_open_vectors(struct vlink_link *link, int role)
+{
+	struct vlink_peer *p = &link->peer[role];
+	int v;
+
+	if (p->efd[0] >= 0)
+		return 0;
+	for (v = 0; v < VLINK_NR_VECTORS; v++) {
+		p->efd[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (p->efd[v] < 0)
+			goto fail;
+		if (!link->interpose)
+			continue;
+		p->mbox[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (p->mbox[v] < 0)
+			goto fail;
+	}
+	return 1;
+fail:
+	vlog("%s: eventfd: %s", role_names[role], strerror(errno));
 	for (v = 0; v < VLINK_NR_VECTORS; v++) {
 		if (p->efd[v] >= 0)
 			close(p->efd[v]);
@@ -58,6 +100,7 @@ static void peer_close_efds(struct vlink_peer *p)
 		p->efd[v] = -1;
 		p->mbox[v] = -1;
 	}
+	return -1;
 }
 
 void link_init(struct vlink_link *link)
@@ -150,6 +193,7 @@ static void link_ring_others(struct vlink_link *link, int changed)
 			link_ring(link, role, VLINK_VEC_LINK, 1);
 }
 
+/* A newcomer hears of every role that has eventfds, present or not. */
 static void link_handshake(struct vlink_link *link, int role)
 {
 	int other;
@@ -158,7 +202,7 @@ static void link_handshake(struct vlink_link *link, int role)
 	peer_send(link, role, VLINK_PEER_ID(role), -1);
 	peer_send(link, role, -1, link->shm.fd);
 	for (other = 0; other < VLINK_NR_ROLES; other++)
-		if (other != role && peer_connected(link, other))
+		if (other != role && link->peer[other].efd[0] >= 0)
 			peer_send_vectors(link, role, other);
 	peer_send_vectors(link, role, role);
 }
@@ -166,7 +210,7 @@ static void link_handshake(struct vlink_link *link, int role)
 void link_accept(struct vlink_link *link, int role, int listen_sock)
 {
 	struct vlink_peer *p = &link->peer[role];
-	int sock, v, other;
+	int sock, other, created;
 
 	sock = accept4(listen_sock, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (sock < 0) {
@@ -181,20 +225,14 @@ void link_accept(struct vlink_link *link, int role, int listen_sock)
 		close(sock);
 		return;
 	}
-
-	/* Non-blocking like QEMU's own ivshmem-server: ringing never stalls. */
-	for (v = 0; v < VLINK_NR_VECTORS; v++) {
-		p->efd[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (link->interpose && p->efd[v] >= 0)
-			p->mbox[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (p->efd[v] < 0 || (link->interpose && p->mbox[v] < 0)) {
-			vlog("%s: eventfd: %s; refusing the client",
-			     role_names[role], strerror(errno));
-			peer_close_efds(p);
-			close(sock);
-			return;
-		}
+	created = peer_open_vectors(link, role);
+	if (created < 0) {
+		vlog("%s: refusing the client", role_names[role]);
+		close(sock);
+		return;
 	}
+	peer_drain(p->efd);
+	peer_drain(p->mbox);
 	p->sock = sock;
 	p->failed = false;
 	p->chatty = false;
@@ -207,7 +245,7 @@ void link_accept(struct vlink_link *link, int role, int listen_sock)
 
 	link_handshake(link, role);
 	for (other = 0; other < VLINK_NR_ROLES; other++)
-		if (other != role && peer_connected(link, other))
+		if (created && other != role && peer_connected(link, other))
 			peer_send_vectors(link, other, role);
 	link_ring_others(link, role);
 }
@@ -215,7 +253,6 @@ void link_accept(struct vlink_link *link, int role, int listen_sock)
 static void link_drop(struct vlink_link *link, int role, const char *why)
 {
 	struct vlink_peer *p = &link->peer[role];
-	int other;
 
 	vlog("%s disconnected: peer id %d, %s", role_names[role],
 	     VLINK_PEER_ID(role), why);
@@ -225,12 +262,7 @@ static void link_drop(struct vlink_link *link, int role, const char *why)
 
 	faults_peer_changed(link, role, false);
 	shm_set_present(&link->shm, role, false);
-	/* An id without an fd is the protocol's disconnect notification. */
-	for (other = 0; other < VLINK_NR_ROLES; other++)
-		if (peer_connected(link, other))
-			peer_send(link, other, VLINK_PEER_ID(role), -1);
 	link_ring_others(link, role);
-	peer_close_efds(p);
 }
 
 /*
@@ -258,22 +290,14 @@ void link_input(struct vlink_link *link, int role)
 	}
 }
 
-/* Dropping a peer sends to the others, which may fail in turn: repeat. */
+/* Drops the peers a send failed to (a departure sends nothing more). */
 void link_reap(struct vlink_link *link)
 {
-	bool again = true;
 	int role;
 
-	while (again) {
-		again = false;
-		for (role = 0; role < VLINK_NR_ROLES; role++) {
-			if (peer_connected(link, role) &&
-			    link->peer[role].failed) {
-				link_drop(link, role, "send failed");
-				again = true;
-			}
-		}
-	}
+	for (role = 0; role < VLINK_NR_ROLES; role++)
+		if (peer_connected(link, role) && link->peer[role].failed)
+			link_drop(link, role, "send failed");
 }
 
 void link_close_all(struct vlink_link *link)

@@ -35,10 +35,9 @@ int sock_connect(const char *path);
 void fake_init(struct fake_peer *p, int role);
 void fake_handshake(struct fake_peer *p, const int *others, int nr_others);
 void fake_expect_join(struct fake_peer *p, int role);
-void fake_expect_leave(struct fake_peer *p, int role);
+void fake_expect_left(struct fake_peer *p, int role);
 void fake_expect_eof(struct fake_peer *p, const char *what);
 void fake_expect_quiet(struct fake_peer *p);
-void fake_expect_hangup(struct fake_peer *p);
 void fake_close(struct fake_peer *p);
 
 char *side_area(struct fake_peer *p, int role);
