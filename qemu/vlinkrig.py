@@ -11,6 +11,7 @@ keeps it in memory for expect().
 """
 
 import ctypes
+import hashlib
 import os
 import re
 import signal
@@ -43,6 +44,12 @@ BOOTS = ("kernel", "uboot")
 MACHINE = "virt,highmem=off,acpi=off"
 # How much of the console a command that timed out shows.
 CONSOLE_TAIL = 25
+# Where the guests' RAM files go: shared memory, not a disk filesystem.
+# The first touch of a page of a sparse file on ext4 allocates its block
+# (tens of microseconds) and the host then writes it back: that halved the
+# link's CPU transfer rates in make bench (the EP touching the host's
+# buffers) and wrote 512 MiB per rig to disk.
+RAM_DIR = os.environ.get("VLINK_RAM_DIR", "/dev/shm")
 
 
 class RigError(Exception):
@@ -386,23 +393,24 @@ class Rig:
         self.guests = []
         os.makedirs(self.logdir, exist_ok=True)
         os.makedirs(self.rundir, exist_ok=True)
+        # One name per run directory: rigs of two build trees may run at
+        # once, and a rig that was killed leaves files the next one reuses.
+        key = hashlib.sha1(self.rundir.encode()).hexdigest()[:12]
+        self.ram_prefix = os.path.join(RAM_DIR, f"vlink-{key}")
         for role in ROLES:
             self._make_ram(role)
 
     def ram_file(self, role):
-        return os.path.join(self.rundir, f"{role}-ram")
+        return f"{self.ram_prefix}-{role}-ram"
 
     def link_socket(self, role):
         return os.path.join(self.rundir, f"{role}.sock")
 
     def _make_ram(self, role):
-        # Created once and kept: a restarted guest must map the same file
-        # the peer still maps.
-        path = self.ram_file(role)
-        size = self.ram_mb << 20
-        if not os.path.exists(path) or os.path.getsize(path) != size:
-            with open(path, "wb") as f:
-                f.truncate(size)
+        # Created for the rig and kept while it lives: a restarted guest
+        # must map the same file the peer still maps.
+        with open(self.ram_file(role), "wb") as f:
+            f.truncate(self.ram_mb << 20)
 
     def control_socket(self):
         return os.path.join(self.rundir, "control.sock")
@@ -480,6 +488,11 @@ class Rig:
                 self.server.send_signal(sig)
             _reap(self.server, f"{self.name}: link server (see "
                   f"{self.name}-server.log)", sig)
+        for role in ROLES:
+            try:
+                os.unlink(self.ram_file(role))
+            except FileNotFoundError:
+                pass
 
     def __enter__(self):
         return self
