@@ -11,6 +11,7 @@ keeps it in memory for expect().
 """
 
 import ctypes
+import glob
 import hashlib
 import os
 import re
@@ -49,7 +50,42 @@ CONSOLE_TAIL = 25
 # (tens of microseconds) and the host then writes it back: that halved the
 # link's CPU transfer rates in make bench (the EP touching the host's
 # buffers) and wrote 512 MiB per rig to disk.
+# Each is named after the rig's process and run directory (rigs of two
+# build trees may run at once); a rig removes its own when it stops, and
+# those of rigs killed before they could are swept by the next one.
 RAM_DIR = os.environ.get("VLINK_RAM_DIR", "/dev/shm")
+
+
+def ram_path(rundir, pid, role):
+    """The RAM file of role for the rig of process pid on rundir."""
+    key = hashlib.sha1(rundir.encode()).hexdigest()[:12]
+    return os.path.join(RAM_DIR, f"vlink-{pid}-{key}-{role}-ram")
+
+
+def ram_files(rundir):
+    """The RAM files there are of any rig on rundir."""
+    return glob.glob(ram_path(rundir, "*", "*"))
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def sweep_ram_files():
+    """Remove the RAM files whose rig's process is gone."""
+    for path in glob.glob(os.path.join(RAM_DIR, "vlink-*-*-*-ram")):
+        pid = os.path.basename(path).split("-")[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
 
 class RigError(Exception):
@@ -62,25 +98,28 @@ class RigError(Exception):
 EXITS = []
 
 
-def _how_ended(returncode):
-    if returncode < 0:
-        return f"died of {signal.Signals(-returncode).name}"
-    return f"exited with status {returncode}"
-
-
-def _reap(proc, name, asked=None, timeout=10):
-    """Wait for proc, which was sent asked (None: nothing, it ended by
-    itself); note in EXITS whether it exited 0 or died of asked."""
+def _end(proc, sig, name, timeout=10):
+    """Send proc sig unless it already ended, wait for it, and note in
+    EXITS whether it exited 0 or died of that signal."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    else:
+        sig = 0
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
         EXITS.append((name, f"still running {timeout} s after "
-                      f"{signal.Signals(asked).name}"))
+                      f"{signal.Signals(sig).name}"))
         return
-    bad = proc.returncode != 0 and proc.returncode != -(asked or 0)
-    EXITS.append((name, _how_ended(proc.returncode) if bad else None))
+    rc = proc.returncode
+    if rc in (0, -sig):
+        EXITS.append((name, None))
+    elif rc < 0:
+        EXITS.append((name, f"died of {signal.Signals(-rc).name}"))
+    else:
+        EXITS.append((name, f"exited with status {rc}"))
 
 
 def _die_with_parent():
@@ -331,16 +370,11 @@ class Guest:
             raise RigError(f"{self.name}: shell does not work")
 
     def _end(self, sig):
-        """Send sig unless QEMU already ended; judge how it ended, once."""
-        if not self.proc or self.reaped:
-            return
-        self.reaped = True
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        else:
-            sig = None
-        _reap(self.proc, f"{self.name}: QEMU (see {self.name}-qemu.log)",
-              sig)
+        """End QEMU with sig and judge how it ended, once."""
+        if self.proc and not self.reaped:
+            self.reaped = True
+            _end(self.proc, sig,
+                 f"{self.name}: QEMU (see {self.name}-qemu.log)")
 
     def kill(self):
         """Kill QEMU at once, as a crashed host process would die."""
@@ -393,15 +427,12 @@ class Rig:
         self.guests = []
         os.makedirs(self.logdir, exist_ok=True)
         os.makedirs(self.rundir, exist_ok=True)
-        # One name per run directory: rigs of two build trees may run at
-        # once, and a rig that was killed leaves files the next one reuses.
-        key = hashlib.sha1(self.rundir.encode()).hexdigest()[:12]
-        self.ram_prefix = os.path.join(RAM_DIR, f"vlink-{key}")
+        sweep_ram_files()
         for role in ROLES:
             self._make_ram(role)
 
     def ram_file(self, role):
-        return f"{self.ram_prefix}-{role}-ram"
+        return ram_path(self.rundir, os.getpid(), role)
 
     def link_socket(self, role):
         return os.path.join(self.rundir, f"{role}.sock")
@@ -482,12 +513,10 @@ class Rig:
     def stop(self):
         for g in self.guests:
             g.stop()
-        if self.server and self.server.returncode is None:
-            sig = signal.SIGTERM if self.server.poll() is None else None
-            if sig:
-                self.server.send_signal(sig)
-            _reap(self.server, f"{self.name}: link server (see "
-                  f"{self.name}-server.log)", sig)
+        if self.server:
+            _end(self.server, signal.SIGTERM, f"{self.name}: link server "
+                 f"(see {self.name}-server.log)")
+            self.server = None
         for role in ROLES:
             try:
                 os.unlink(self.ram_file(role))

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Nothing is left behind: `make run`'s runner interrupted with Ctrl-C
 (SIGINT), terminated (SIGTERM) or killed outright (SIGKILL) while both
-guests run takes its QEMUs and its server with it.
+guests run takes its QEMUs and its server with it, and its guests' RAM
+files: removed by the runner itself, or, killed, by the next rig's sweep.
 """
 
 import os
@@ -10,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from vlinkrig import RigError, wait_until
+from vlinkrig import RigError, ram_files, sweep_ram_files, wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "..", "qemu", "vlink-run.py")
@@ -34,7 +35,7 @@ def our_processes(rundir):
 
 def interrupted_run(build, sig):
     name = f"teardown-{sig.name.lower()}"
-    rundir = os.path.join(build, "run", name) + "/"
+    rundir = os.path.join(build, "run", name)
     runner = subprocess.Popen(
         [sys.executable, RUNNER, "--build", build, "--name", name],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -50,7 +51,7 @@ def interrupted_run(build, sig):
             for role in ("ep", "rc"):
                 if line.startswith(f"[{name}-{role}] vlink-init:"):
                     seen.add(role)
-        assert len(our_processes(rundir)) >= 3, \
+        assert len(our_processes(rundir + "/")) >= 3, \
             "expected a server and two QEMUs running"
         runner.send_signal(sig)
         # Still read what it prints: it must end because of the signal,
@@ -62,13 +63,17 @@ def interrupted_run(build, sig):
             f"the runner ended with status {runner.returncode}, not " \
             f"{expected}, and {'a' if 'vlink summary' in out else 'no'} " \
             "summary: the signal did not stop it"
-        wait_until(lambda: not our_processes(rundir), 15,
+        wait_until(lambda: not our_processes(rundir + "/"), 15,
                    f"no process of the run left after {sig.name}")
+        if sig == signal.SIGKILL:
+            sweep_ram_files()
+        assert not ram_files(rundir), \
+            f"RAM files left after {sig.name}: {ram_files(rundir)}"
     finally:
         if runner.poll() is None:
             runner.kill()
             runner.wait()
-        for pid in our_processes(rundir):
+        for pid in our_processes(rundir + "/"):
             os.kill(pid, signal.SIGKILL)
 
 
@@ -77,7 +82,7 @@ def run(results, build):
         try:
             interrupted_run(build, sig)
             results.record(f"teardown: {sig.name} to make run leaves no "
-                           "QEMU or server", True)
+                           "QEMU, server or RAM file", True)
         except (RigError, AssertionError, subprocess.TimeoutExpired) as e:
             results.record(f"teardown: {sig.name} to make run leaves no "
-                           "QEMU or server", False, str(e))
+                           "QEMU, server or RAM file", False, str(e))

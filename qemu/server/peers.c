@@ -56,6 +56,11 @@ bool link_peer_connected(struct vlink_link *link, int role)
 	return peer_connected(link, role);
 }
 
+static bool peer_has_vectors(struct vlink_peer *p)
+{
+	return p->efd[0] >= 0;
+}
+
 /* Doorbells rung for a role while it was away are not for its new QEMU. */
 static void peer_drain(const int *fds)
 {
@@ -77,7 +82,7 @@ static int peer_open_vectors(struct vlink_link *link, int role)
 	struct vlink_peer *p = &link->peer[role];
 	int v;
 
-	if (p->efd[0] >= 0)
+	if (peer_has_vectors(p))
 		return 0;
 	for (v = 0; v < VLINK_NR_VECTORS; v++) {
 		p->efd[v] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -202,7 +207,7 @@ static void link_handshake(struct vlink_link *link, int role)
 	peer_send(link, role, VLINK_PEER_ID(role), -1);
 	peer_send(link, role, -1, link->shm.fd);
 	for (other = 0; other < VLINK_NR_ROLES; other++)
-		if (other != role && link->peer[other].efd[0] >= 0)
+		if (other != role && peer_has_vectors(&link->peer[other]))
 			peer_send_vectors(link, role, other);
 	peer_send_vectors(link, role, role);
 }
@@ -244,8 +249,9 @@ void link_accept(struct vlink_link *link, int role, int listen_sock)
 	     VLINK_PEER_ID(role), le32toh(link->shm.hdr->connects[role]));
 
 	link_handshake(link, role);
-	for (other = 0; other < VLINK_NR_ROLES; other++)
-		if (created && other != role && peer_connected(link, other))
+	/* Those present learn of its eventfds once, when they are made. */
+	for (other = 0; created && other < VLINK_NR_ROLES; other++)
+		if (other != role && peer_connected(link, other))
 			peer_send_vectors(link, other, role);
 	link_ring_others(link, role);
 }
