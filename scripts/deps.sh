@@ -34,8 +34,15 @@ for arch in "${new_arches[@]}"; do
 	$sudo dpkg --add-architecture "$arch"
 done
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q
+# A mirror in mid-sync serves an index whose size disagrees with its Release
+# file, and apt-get update then fails as a whole although the indexes the
+# install needs arrived.  Retry a few times, then let the install decide.
+for try in 1 2 3; do
+	$sudo apt-get update -q -o Acquire::Retries=3 && break
+	echo "  DEPS    apt-get update failed (try $try of 3)" >&2
+	[ "$try" -lt 3 ] && sleep $((try * 20))
+done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "  DEPS    installing: ${missing[*]}"
-	$sudo apt-get install -y -q "${missing[@]}"
+	$sudo apt-get install -y -q -o Acquire::Retries=3 "${missing[@]}"
 fi
