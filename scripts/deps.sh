@@ -20,10 +20,12 @@ for p in "${pkgs[@]}"; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	[ "$status" = "install ok installed" ] || missing+=("$p")
 done
+# Read the list whole: grep -q leaving early would kill dpkg with SIGPIPE,
+# which pipefail reports as a missing architecture.
+foreign=$(dpkg --print-foreign-architectures)
 new_arches=()
 for arch in "${arches[@]}"; do
-	dpkg --print-foreign-architectures | grep -qx "$arch" ||
-		new_arches+=("$arch")
+	grep -qx "$arch" <<< "$foreign" || new_arches+=("$arch")
 done
 [ ${#missing[@]} -eq 0 ] && [ ${#new_arches[@]} -eq 0 ] && exit 0
 
