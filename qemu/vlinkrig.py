@@ -207,7 +207,7 @@ class Guest:
                        f"mem-path={r.ram_file(peer)},share=on",
         ] + self.boot_args(arch) + [
             "-chardev", f"socket,id=link,path={r.link_socket(self.role)}",
-            "-device", "ivshmem-doorbell,chardev=link,vectors=4,addr=1",
+            "-device", "ivshmem-doorbell,chardev=link,vectors=5,addr=1",
             "-device", "ivshmem-plain,memdev=peer,addr=2",
             "-nic", "none", "-display", "none", "-no-reboot",
         ] + console
@@ -394,7 +394,7 @@ class Rig:
     """The server and the guests of one test or run."""
 
     def __init__(self, build, name="vlink", ram_mb=RAM_MB, kvariant=None,
-                 cmdline="", control=False, boot=None):
+                 cmdline="", control=False, boot=None, server_dma=True):
         # The suite runs on each kernel variant it is told to (debug, ...)
         # and each pairing of architectures (VLINK_EP_ARCH, VLINK_RC_ARCH).
         kvariant = kvariant or os.environ.get("VLINK_KVARIANT", "vlink")
@@ -421,6 +421,9 @@ class Rig:
         # A control socket puts the server in the doorbells' path (fault
         # injection): only for the suites that ask for it.
         self.control = control
+        # The server runs the endpoint's DMA engine unless told not to:
+        # then the endpoint's channels copy on its own CPU.
+        self.server_dma = server_dma
         self.logdir = os.path.join(self.build, "logs")
         self.rundir = os.path.join(self.build, "run", name)
         self.server = None
@@ -455,6 +458,11 @@ class Rig:
                 "--ep", self.link_socket("ep"), "--rc", self.link_socket("rc"),
                 "--monitor", os.path.join(self.rundir, "monitor.sock"),
                 "--pidfile", pidfile]
+        # The server's DMA engine copies between the guests' RAM files.
+        if self.server_dma:
+            args += ["--ep-ram", self.ram_file("ep"),
+                     "--rc-ram", self.ram_file("rc"),
+                     "--ram-mb", str(self.ram_mb)]
         if self.control:
             args += ["--control", self.control_socket()]
         self.server = subprocess.Popen(

@@ -13,6 +13,7 @@
  * server rings itself (LINK on arrivals, departures and forced downs).
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dma.h"
 #include "faults.h"
 #include "log.h"
 #include "peers.h"
@@ -31,11 +33,14 @@
 #define FAULT_REPLY_MAX		1024
 #define FAULT_MAX_WORDS		8
 
+/* A vector without a name here would crash the command parser. */
+static_assert(VLINK_NR_VECTORS == 5, "vector_names[] names every vector");
 static const char *const vector_names[VLINK_NR_VECTORS + 1] = {
 	[VLINK_VEC_LINK] = "link",
 	[VLINK_VEC_IRQ] = "irq",
 	[VLINK_VEC_PING] = "ping",
 	[VLINK_VEC_PONG] = "pong",
+	[VLINK_VEC_DMA] = "dma",
 	[FAULT_ANY_VECTOR] = "any",
 };
 
@@ -438,6 +443,29 @@ static void cmd_up(struct vlink_link *link, char **arg, int nr,
 	snprintf(reply, size, "ok %s back on the link", link_role_name(role));
 }
 
+static void cmd_dma_stall(struct vlink_link *link, char **arg, int nr,
+			  char *reply, size_t size)
+{
+	unsigned int ms;
+
+	if (nr != 2) {
+		reply_err(reply, size, "usage: dma-stall MS");
+		return;
+	}
+	if (!link->dma) {
+		reply_err(reply, size, "dma-stall: this server has no DMA engine");
+		return;
+	}
+	if (!parse_uint(arg[1], 0, FAULT_DELAY_MAX_MS, &ms)) {
+		reply_err(reply, size,
+			  "dma-stall: MS must be a number from 0 to %d, not '%s'",
+			  FAULT_DELAY_MAX_MS, arg[1]);
+		return;
+	}
+	dma_stall_next(link->dma, ms);
+	snprintf(reply, size, "ok the next DMA descriptor waits %u ms", ms);
+}
+
 static void cmd_clear(struct vlink_faults *f, char *reply, size_t size)
 {
 	int role;
@@ -473,7 +501,7 @@ static void cmd_status(struct vlink_link *link, char *reply, size_t size)
 		struct fault_role *fr = &link->faults.role[role];
 
 		len += snprintf(reply + len, size - len,
-				"%s %s: %s drop link=%u irq=%u ping=%u pong=%u any=%u delay=%ums down=%lldms rung=%llu forwarded=%llu dropped=%llu delayed=%llu held=%llu",
+				"%s %s: %s drop link=%u irq=%u ping=%u pong=%u dma=%u any=%u delay=%ums down=%lldms rung=%llu forwarded=%llu dropped=%llu delayed=%llu held=%llu",
 				role ? ";" : "", link_role_name(role),
 				link_peer_connected(link, role) ?
 				"connected" : "absent",
@@ -481,6 +509,7 @@ static void cmd_status(struct vlink_link *link, char *reply, size_t size)
 				fr->drop[VLINK_VEC_IRQ],
 				fr->drop[VLINK_VEC_PING],
 				fr->drop[VLINK_VEC_PONG],
+				fr->drop[VLINK_VEC_DMA],
 				fr->drop[FAULT_ANY_VECTOR], fr->delay_ms,
 				fr->down_until ? fr->down_until - now : 0,
 				fr->cnt.rung, fr->cnt.forwarded,
@@ -492,7 +521,7 @@ static void cmd_status(struct vlink_link *link, char *reply, size_t size)
 static void cmd_help(char *reply, size_t size)
 {
 	snprintf(reply, size,
-		 "ok commands: drop ROLE VECTOR [N] | delay ROLE MS | down ep|rc MS | up ep|rc | clear | status | help; ROLE ep|rc|monitor, VECTOR link|irq|ping|pong|any");
+		 "ok commands: drop ROLE VECTOR [N] | delay ROLE MS | down ep|rc MS | up ep|rc | dma-stall MS | clear | status | help; ROLE ep|rc|monitor, VECTOR link|irq|ping|pong|dma|any");
 }
 
 static void run_command(struct vlink_link *link, char *line, char *reply,
@@ -519,6 +548,8 @@ static void run_command(struct vlink_link *link, char *line, char *reply,
 		cmd_down(link, arg, nr, reply, size);
 	else if (!strcmp(arg[0], "up"))
 		cmd_up(link, arg, nr, reply, size);
+	else if (!strcmp(arg[0], "dma-stall"))
+		cmd_dma_stall(link, arg, nr, reply, size);
 	else if (!strcmp(arg[0], "clear") && nr == 1)
 		cmd_clear(&link->faults, reply, size);
 	else if (!strcmp(arg[0], "status") && nr == 1)

@@ -3,8 +3,9 @@
  * vlink-server: ivshmem server and link manager for the virtual PCIe link.
  *
  * One listening socket per role (EP, RC, optional monitor), one shared
- * memory, one single-threaded poll() loop.  See include/uapi/linux/vlink.h
- * for the wire format and docs/ for how the guests use it.
+ * memory, one poll() loop, and with the guests' RAM files a DMA engine
+ * with a thread per ring (dma.c).  See include/uapi/linux/vlink.h for the
+ * wire format and docs/ for how the guests use it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,21 +19,33 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "dma.h"
 #include "peers.h"
 #include "log.h"
 #include "sock.h"
 
 #define EXIT_USAGE	2
 
+/* Long options without a short one. */
+enum {
+	OPT_EP_RAM = 0x100,
+	OPT_RC_RAM,
+	OPT_RAM_MB,
+};
+
 struct options {
 	const char *path[VLINK_NR_ROLES];
 	const char *pidfile;
 	const char *control;
+	const char *ram[VLINK_DMA_NR_RAMS];	/* NULL: no DMA engine */
+	const char *ram_mb_arg;
+	unsigned int ram_mb;
 };
 
 struct server {
 	struct options opt;
 	struct vlink_link link;
+	struct vlink_dma dma;
 	int listen_sock[VLINK_NR_ROLES];
 	int sigfd;
 	bool pidfile_written;
@@ -43,6 +56,7 @@ static void print_usage(FILE *out)
 	fprintf(out,
 		"usage: vlink-server --ep SOCKET --rc SOCKET [--monitor SOCKET]\n"
 		"                    [--control SOCKET] [--pidfile FILE]\n"
+		"                    [--ep-ram FILE --rc-ram FILE --ram-mb N]\n"
 		"\n"
 		"ivshmem server (protocol 0) and link manager of the vlink\n"
 		"virtual PCIe link.  Each role gets its own unix socket and a\n"
@@ -57,27 +71,46 @@ static void print_usage(FILE *out)
 		"                        each with one line, 'ok ...' or\n"
 		"                        'error: ...'\n"
 		"  -p, --pidfile FILE    written once all sockets listen\n"
+		"      --ep-ram FILE     the endpoint guest's RAM file\n"
+		"      --rc-ram FILE     the root-complex guest's RAM file\n"
+		"      --ram-mb N        their size in MiB, which they must have\n"
+		"                        (more than %d); with all three the\n"
+		"                        server runs the link's DMA engine, which\n"
+		"                        copies between the two RAMs as the\n"
+		"                        endpoint asks in rings in its RAM, and\n"
+		"                        announces a doorbell per ring to the\n"
+		"                        endpoint (peer ids %d and up); without,\n"
+		"                        the guests copy on their own CPUs\n"
 		"  -h, --help            show this help\n"
 		"\n"
-		"Control commands (ROLE ep|rc|monitor, VECTOR link|irq|ping|pong|any):\n"
+		"Control commands (ROLE ep|rc|monitor,\n"
+		"VECTOR link|irq|ping|pong|dma|any):\n"
 		"  drop ROLE VECTOR [N]  drop the next N (default 1, 0 disarms)\n"
 		"                        doorbells to ROLE on VECTOR\n"
 		"  delay ROLE MS         hold every doorbell to ROLE back MS ms\n"
 		"                        (0: no more delay)\n"
 		"  down ep|rc MS         take the role off the link for MS ms:\n"
 		"                        present[role] reads 0, LINK rung on\n"
-		"                        all, doorbells between ep and rc dropped;\n"
-		"                        then present again and LINK rung\n"
+		"                        all, doorbells between ep and rc dropped,\n"
+		"                        DMA to or from its RAM refused; then\n"
+		"                        present again and LINK rung\n"
 		"  up ep|rc              end a forced down now\n"
+		"  dma-stall MS          the DMA engine holds the next\n"
+		"                        descriptor MS ms before its copy\n"
+		"                        (an abort or a departure ends it)\n"
 		"  clear                 disarm every drop and delay\n"
 		"  status                what is armed, and per role counters\n"
 		"                        rung, forwarded, dropped, delayed;\n"
 		"                        held: delayed, not forwarded yet\n"
 		"  help                  the command list\n"
 		"\n"
-		"Logs to stderr.  SIGTERM or SIGINT: clean exit, status 0.\n",
+		"Logs to stderr.  SIGTERM or SIGINT: clean exit, status 0.\n"
+		"Exit status 2 on a usage error or a RAM file that is missing,\n"
+		"not a regular file, or not of N MiB.\n",
 		VLINK_PEER_ID(VLINK_ROLE_EP), VLINK_PEER_ID(VLINK_ROLE_RC),
-		VLINK_PEER_ID(VLINK_ROLE_MONITOR));
+		VLINK_PEER_ID(VLINK_ROLE_MONITOR),
+		(VLINK_DMA_REGION_OFFSET + VLINK_DMA_REGION_SIZE) >> 20,
+		VLINK_DMA_PEER_ID_BASE);
 }
 
 /* Returns 0 to run, 1 after --help, -1 on a usage error (already told). */
@@ -89,9 +122,14 @@ static int parse_args(int argc, char **argv, struct options *opt)
 		{ "monitor", required_argument, NULL, 'm' },
 		{ "pidfile", required_argument, NULL, 'p' },
 		{ "control", required_argument, NULL, 'c' },
+		{ "ep-ram", required_argument, NULL, OPT_EP_RAM },
+		{ "rc-ram", required_argument, NULL, OPT_RC_RAM },
+		{ "ram-mb", required_argument, NULL, OPT_RAM_MB },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned long mb;
+	char *end;
 	int c, a, b;
 
 	while ((c = getopt_long(argc, argv, "e:r:m:p:c:h", longopts,
@@ -111,6 +149,25 @@ static int parse_args(int argc, char **argv, struct options *opt)
 			break;
 		case 'c':
 			opt->control = optarg;
+			break;
+		case OPT_EP_RAM:
+			opt->ram[VLINK_DMA_RAM_EP] = optarg;
+			break;
+		case OPT_RC_RAM:
+			opt->ram[VLINK_DMA_RAM_RC] = optarg;
+			break;
+		case OPT_RAM_MB:
+			opt->ram_mb_arg = optarg;
+			errno = 0;
+			mb = strtoul(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || errno ||
+			    !mb || mb > DMA_RAM_MB_MAX) {
+				fprintf(stderr,
+					"vlink-server: --ram-mb takes a number of MiB from 1 to %u, not '%s'\n",
+					DMA_RAM_MB_MAX, optarg);
+				goto bad;
+			}
+			opt->ram_mb = mb;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -137,6 +194,15 @@ static int parse_args(int argc, char **argv, struct options *opt)
 					link_role_name(a), link_role_name(b));
 				goto bad;
 			}
+	/* The engine needs both RAMs and their size, or nothing. */
+	if ((opt->ram[VLINK_DMA_RAM_EP] || opt->ram[VLINK_DMA_RAM_RC] ||
+	     opt->ram_mb_arg) &&
+	    !(opt->ram[VLINK_DMA_RAM_EP] && opt->ram[VLINK_DMA_RAM_RC] &&
+	      opt->ram_mb_arg)) {
+		fprintf(stderr,
+			"vlink-server: --ep-ram, --rc-ram and --ram-mb go together\n");
+		goto bad;
+	}
 	for (a = 0; a < VLINK_NR_ROLES && opt->control; a++)
 		if (opt->path[a] && !strcmp(opt->path[a], opt->control)) {
 			fprintf(stderr,
@@ -244,11 +310,32 @@ static int start_listening(struct server *srv)
 	return 0;
 }
 
+/*
+ * With both RAM files, the engine; a RAM file we cannot use is as much a
+ * mistake in the command line as a missing option, hence EXIT_USAGE.
+ */
+static int map_rams(struct server *srv)
+{
+	struct options *opt = &srv->opt;
+
+	if (!opt->ram[VLINK_DMA_RAM_EP]) {
+		vlog("no DMA engine: no --ep-ram/--rc-ram; guests copy on their own CPUs");
+		return 0;
+	}
+	if (dma_map(&srv->dma, opt->ram[VLINK_DMA_RAM_EP],
+		    opt->ram[VLINK_DMA_RAM_RC], opt->ram_mb))
+		return -1;
+	srv->link.dma = &srv->dma;
+	return 0;
+}
+
 /* Only what this server created is removed: never someone else's socket. */
 static void cleanup(struct server *srv)
 {
 	int role;
 
+	/* First: the threads read the link's state. */
+	dma_stop(&srv->dma);
 	link_close_all(&srv->link);
 	faults_close(&srv->link.faults);
 	for (role = 0; role < VLINK_NR_ROLES; role++) {
@@ -260,6 +347,7 @@ static void cleanup(struct server *srv)
 	if (srv->pidfile_written)
 		unlink(srv->opt.pidfile);
 	shm_destroy(&srv->link.shm);
+	dma_close(&srv->dma);
 	if (srv->sigfd >= 0)
 		close(srv->sigfd);
 }
@@ -412,13 +500,21 @@ int main(int argc, char **argv)
 	for (role = 0; role < VLINK_NR_ROLES; role++)
 		srv.listen_sock[role] = -1;
 	link_init(&srv.link);
+	dma_init(&srv.dma);
 
 	ret = parse_args(argc, argv, &srv.opt);
 	if (ret)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_USAGE;
 
 	vlog_init();
+	if (map_rams(&srv)) {
+		cleanup(&srv);
+		vlog("failed to start, exit status %d", EXIT_USAGE);
+		return EXIT_USAGE;
+	}
+	/* Signals blocked first: the engine's threads inherit the mask. */
 	if (setup_signals(&srv) || shm_create(&srv.link.shm) ||
+	    (srv.link.dma && dma_start(&srv.dma, &srv.link.shm)) ||
 	    start_listening(&srv))
 		goto fail;
 

@@ -22,6 +22,9 @@
  * (glibc then aborts in malloc_consolidate()).  With kept eventfds the
  * others never need to hear of a departure or a return, and liveness is
  * in the shm header anyway.
+ *
+ * With a DMA engine (dma.c), the EP also hears of peers that are no
+ * guests: the engine's rings, whose doorbells are eventfds of ours.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -31,6 +34,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "dma.h"
 #include "peers.h"
 #include "log.h"
 #include "sock.h"
@@ -198,7 +202,27 @@ static void link_ring_others(struct vlink_link *link, int changed)
 			link_ring(link, role, VLINK_VEC_LINK, 1);
 }
 
-/* A newcomer hears of every role that has eventfds, present or not. */
+/*
+ * The engine's rings, to the EP alone: ring r is peer VLINK_DMA_PEER_ID(r)
+ * vector VLINK_DMA_VECTOR(r), so going through the rings in order sends
+ * each id's eventfds in vector order, as the protocol wants them.  QEMU
+ * takes at most its vector count per id, hence several ids.  The engine
+ * itself waits on these: no mailbox, no fault ever comes between.
+ */
+static void link_send_engine(struct vlink_link *link, int to)
+{
+	int r;
+
+	for (r = 0; r < VLINK_DMA_RINGS; r++)
+		peer_send(link, to, VLINK_DMA_PEER_ID(r),
+			  dma_doorbell(link->dma, r));
+}
+
+/*
+ * A newcomer hears of every role that has eventfds, present or not, and
+ * of itself last: QEMU's ivshmem sets its own vectors up from the fds for
+ * its own id and takes the handshake to be over with them.
+ */
 static void link_handshake(struct vlink_link *link, int role)
 {
 	int other;
@@ -209,6 +233,8 @@ static void link_handshake(struct vlink_link *link, int role)
 	for (other = 0; other < VLINK_NR_ROLES; other++)
 		if (other != role && peer_has_vectors(&link->peer[other]))
 			peer_send_vectors(link, role, other);
+	if (role == VLINK_ROLE_EP && link->dma)
+		link_send_engine(link, role);
 	peer_send_vectors(link, role, role);
 }
 
@@ -238,6 +264,8 @@ void link_accept(struct vlink_link *link, int role, int listen_sock)
 	}
 	peer_drain(p->efd);
 	peer_drain(p->mbox);
+	if (role == VLINK_ROLE_EP && link->dma)
+		dma_set_done_fd(link->dma, p->efd[VLINK_VEC_DMA]);
 	p->sock = sock;
 	p->failed = false;
 	p->chatty = false;

@@ -20,11 +20,14 @@ struct vlink_peer {
 	bool chatty;			/* already logged that it sends data */
 };
 
+struct vlink_dma;
+
 struct vlink_link {
 	struct vlink_shm shm;
 	struct vlink_peer peer[VLINK_NR_ROLES];
 	bool interpose;			/* doorbells pass through mailboxes */
 	struct vlink_faults faults;
+	struct vlink_dma *dma;		/* NULL: no DMA engine */
 };
 
 const char *link_role_name(int role);

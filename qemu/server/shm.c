@@ -103,6 +103,7 @@ void shm_set_present(struct vlink_shm *shm, enum vlink_role role,
 				 __ATOMIC_SEQ_CST);
 	__atomic_store_n(&hdr->present[role], htole32(present ? 1 : 0),
 			 __ATOMIC_SEQ_CST);
+	__atomic_store_n(&shm->on_link[role], present, __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -114,4 +115,15 @@ void shm_force_present(struct vlink_shm *shm, enum vlink_role role,
 {
 	__atomic_store_n(&shm->hdr->present[role], htole32(present ? 1 : 0),
 			 __ATOMIC_SEQ_CST);
+	__atomic_store_n(&shm->on_link[role], present, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Whether @role is on the link (connected and not forced down), for the
+ * DMA engine's threads: what the main thread last set, not what the
+ * shared page says now.
+ */
+bool shm_on_link(const struct vlink_shm *shm, int role)
+{
+	return __atomic_load_n(&shm->on_link[role], __ATOMIC_ACQUIRE);
 }

@@ -35,10 +35,46 @@ static_assert(sizeof(struct vlink_side) <= VLINK_SIDE_STRIDE,
 static_assert(sizeof(struct vlink_func_desc) <= VLINK_FUNC_STRIDE,
 	      "vlink_func_desc fits its stride");
 
+/* The DMA engine's rings, in the endpoint's RAM (dma.c). */
+static_assert(sizeof(struct vlink_dma_ring) == 128, "vlink_dma_ring size");
+static_assert(offsetof(struct vlink_dma_ring, abort) == 8,
+	      "vlink_dma_ring.abort offset");
+static_assert(offsetof(struct vlink_dma_ring, ack_gen) == 64,
+	      "vlink_dma_ring.ack_gen offset");
+static_assert(offsetof(struct vlink_dma_ring, tail) == 68,
+	      "vlink_dma_ring.tail offset");
+static_assert(offsetof(struct vlink_dma_ring, abort_ack) == 72,
+	      "vlink_dma_ring.abort_ack offset");
+static_assert(sizeof(struct vlink_dma_xfer) == 32, "vlink_dma_xfer size");
+static_assert(offsetof(struct vlink_dma_xfer, dst) == 8,
+	      "vlink_dma_xfer.dst offset");
+static_assert(offsetof(struct vlink_dma_xfer, len) == 16,
+	      "vlink_dma_xfer.len offset");
+static_assert(offsetof(struct vlink_dma_xfer, src_ram) == 20,
+	      "vlink_dma_xfer.src_ram offset");
+static_assert(offsetof(struct vlink_dma_xfer, dst_ram) == 21,
+	      "vlink_dma_xfer.dst_ram offset");
+static_assert(offsetof(struct vlink_dma_xfer, status) == 24,
+	      "vlink_dma_xfer.status offset");
+static_assert(sizeof(struct vlink_dma_ring) <= VLINK_DMA_SLOTS_OFFSET,
+	      "vlink_dma_ring ends before its slots");
+static_assert(VLINK_DMA_SLOTS_OFFSET +
+	      VLINK_DMA_SLOTS * sizeof(struct vlink_dma_xfer) <=
+	      VLINK_DMA_RING_STRIDE, "a ring and its slots fit the stride");
+static_assert(VLINK_DMA_RINGS * VLINK_DMA_RING_STRIDE <=
+	      VLINK_DMA_REGION_SIZE, "the rings fit the DMA region");
+static_assert((VLINK_DMA_SLOTS & (VLINK_DMA_SLOTS - 1)) == 0,
+	      "VLINK_DMA_SLOTS is a power of two");
+
 struct vlink_shm {
 	int fd;
 	void *base;
 	struct vlink_header *hdr;
+	/*
+	 * Our own copy of present[], which the guests could overwrite in the
+	 * shared page: read by the DMA engine's threads (shm_on_link()).
+	 */
+	int on_link[VLINK_NR_ROLES];
 };
 
 int shm_create(struct vlink_shm *shm);
@@ -47,5 +83,6 @@ void shm_set_present(struct vlink_shm *shm, enum vlink_role role,
 		     bool present);
 void shm_force_present(struct vlink_shm *shm, enum vlink_role role,
 		       bool present);
+bool shm_on_link(const struct vlink_shm *shm, int role);
 
 #endif /* VLINK_SERVER_SHM_H */

@@ -102,6 +102,8 @@ void fake_init(struct fake_peer *p, int role)
 		for (r = 0; r < VLINK_NR_ROLES; r++)
 			p->peer[r][v] = -1;
 	}
+	for (r = 0; r < VLINK_DMA_RINGS; r++)
+		p->engine[r] = -1;
 }
 
 /* Returns false at EOF; *fd is -1 when the message carries none. */
@@ -194,7 +196,9 @@ static void check_eventfd(struct fake_peer *p, int fd, const char *what)
 		     target);
 }
 
-static void expect_vectors(struct fake_peer *p, int role, const char *why)
+/* @first: vector 0's message when already received, else -1. */
+static void expect_vectors_from(struct fake_peer *p, int role,
+				const char *why, int first)
 {
 	char what[160];
 	int v, fd;
@@ -202,12 +206,58 @@ static void expect_vectors(struct fake_peer *p, int role, const char *why)
 	for (v = 0; v < VLINK_NR_VECTORS; v++) {
 		snprintf(what, sizeof(what), "%s id %d for vector %d (%s)",
 			 role_names[role], VLINK_PEER_ID(role), v, why);
-		fd = fake_expect(p, VLINK_PEER_ID(role), true, what);
+		if (v == 0 && first >= 0)
+			fd = first;
+		else
+			fd = fake_expect(p, VLINK_PEER_ID(role), true, what);
 		check_eventfd(p, fd, what);
 		if (role == p->role)
 			p->own[v] = fd;
 		else
 			p->peer[role][v] = fd;
+	}
+}
+
+static void expect_vectors(struct fake_peer *p, int role, const char *why)
+{
+	expect_vectors_from(p, role, why, -1);
+}
+
+/*
+ * After the other peers and before our own vectors: the DMA engine's
+ * rings, for an EP of a server that has the guests' RAM files.  Ring n is
+ * id VLINK_DMA_PEER_ID(n) vector VLINK_DMA_VECTOR(n), so the rings must
+ * come in order.  Returns the fd of our own vector 0's message.
+ */
+static int expect_engine(struct fake_peer *p)
+{
+	char what[160];
+	__s64 val;
+	int fd;
+
+	for (;;) {
+		snprintf(what, sizeof(what),
+			 "engine ring %d (id %d) or own id %d for vector 0",
+			 p->nr_engine, VLINK_DMA_PEER_ID(p->nr_engine),
+			 VLINK_PEER_ID(p->role));
+		if (!fake_recv(p, &val, &fd, TIMEOUT_MS, what))
+			fail("%s: EOF while waiting for %s", p->name, what);
+		if (fd < 0)
+			fail("%s: waiting for %s, got %lld without fd",
+			     p->name, what, (long long)val);
+		if (val == VLINK_PEER_ID(p->role))
+			return fd;
+		if (p->role != VLINK_ROLE_EP)
+			fail("%s: got engine peer id %lld: only for the ep",
+			     p->name, (long long)val);
+		if (p->nr_engine == VLINK_DMA_RINGS)
+			fail("%s: more than %d engine rings: got id %lld",
+			     p->name, VLINK_DMA_RINGS, (long long)val);
+		if (val != VLINK_DMA_PEER_ID(p->nr_engine))
+			fail("%s: waiting for %s, got id %lld", p->name, what,
+			     (long long)val);
+		check_eventfd(p, fd, what);
+		p->engine[p->nr_engine++] = fd;
 	}
 }
 
@@ -245,7 +295,8 @@ void fake_handshake(struct fake_peer *p, const int *others, int nr_others)
 	map_shm(p, fd);
 	for (i = 0; i < nr_others; i++)
 		expect_vectors(p, others[i], "already connected peer");
-	expect_vectors(p, p->role, "own vectors");
+	fd = expect_engine(p);
+	expect_vectors_from(p, p->role, "own vectors", fd);
 }
 
 void fake_expect_join(struct fake_peer *p, int role)
@@ -307,6 +358,8 @@ void fake_close(struct fake_peer *p)
 			if (p->peer[r][v] >= 0)
 				close(p->peer[r][v]);
 	}
+	for (r = 0; r < p->nr_engine; r++)
+		close(p->engine[r]);
 	fake_init(p, p->role);
 }
 

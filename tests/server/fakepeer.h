@@ -23,6 +23,9 @@ struct fake_peer {
 	char *shm;
 	int own[VLINK_NR_VECTORS];
 	int peer[VLINK_NR_ROLES][VLINK_NR_VECTORS];
+	/* EP only: the DMA engine's ring doorbells, when the server has one. */
+	int engine[VLINK_DMA_RINGS];
+	int nr_engine;
 };
 
 __printf(1, 2) noreturn void fail(const char *fmt, ...);

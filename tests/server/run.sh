@@ -16,7 +16,10 @@
 # fake ivshmem clients in TEST_BIN), stops the server with a signal and
 # checks that it exited 0, removed its sockets and pidfile, and logged only
 # well-formed lines.  A failed case keeps its directory (server.log) and
-# names it in the reason; the others are removed.
+# names it in the reason; the others are removed.  The dma-* cases give
+# the server two sparse RAM files of RAM_MB MiB in that directory, as the
+# rig gives it the guests' (*.ram, removed after the case, even a failed
+# one: they are large).
 
 set -u
 
@@ -35,6 +38,7 @@ done
 
 TIMEOUT=5		# seconds for a server to get ready or to exit
 TEST_TIMEOUT=60		# seconds for one run of TEST_BIN (it bounds its waits)
+RAM_MB=256		# the guests' RAM: the engine's region is at 192 MiB
 failed=0
 started=()		# servers this script started and has not reaped yet
 CUR_DIR=""		# the directory of the case in progress
@@ -61,10 +65,16 @@ new_dir() {
 	CUR_DIR=$DIR
 }
 
+# make_rams DIR: the guests' RAM files, sparse, as the rig makes them.
+make_rams() {
+	truncate -s "${RAM_MB}M" "$1/ep.ram" "$1/rc.ram"
+}
+
 # Whatever happens, one line per case.
 report() {
 	local name=$1 reason=$2 dir=$3
 
+	rm -f "$dir"/*.ram
 	if [ -z "$reason" ]; then
 		echo "PASS server: $name"
 		rm -rf "$dir"
@@ -76,7 +86,8 @@ report() {
 }
 
 # start_server DIR [ARGS...]: the standard command line, or ARGS; sets SRV.
-# With CONTROL=1, the standard command line has a control socket too.
+# With CONTROL=1, the standard command line has a control socket too; with
+# DMA=1, the guests' RAM files (made here), hence a DMA engine.
 start_server() {
 	local dir=$1
 
@@ -86,6 +97,11 @@ start_server() {
 			--monitor "$dir/monitor.sock" --pidfile "$dir/server.pid"
 		if [ "${CONTROL:-0}" = 1 ]; then
 			set -- "$@" --control "$dir/control.sock"
+		fi
+		if [ "${DMA:-0}" = 1 ]; then
+			make_rams "$dir"
+			set -- "$@" --ep-ram "$dir/ep.ram" \
+				--rc-ram "$dir/rc.ram" --ram-mb "$RAM_MB"
 		fi
 	fi
 	"$SERVER" "$@" </dev/null >>"$dir/server.log" 2>&1 &
@@ -206,8 +222,11 @@ run_test() {
 
 # server_case NAME SIG TESTCASE: TESTCASE "-" runs no test program.
 server_case() {
-	local name=$1 sig=$2 tcase=$3 dir reason=""
+	local name=$1 sig=$2 tcase=$3 dir reason="" engine="no DMA engine: "
 
+	if [ "${DMA:-0}" = 1 ]; then
+		engine="dma engine: [0-9]* rings, ep RAM .*/ep.ram ($RAM_MB MiB), rc RAM .*/rc.ram"
+	fi
 	new_dir
 	dir=$DIR
 	start_server "$dir"
@@ -231,12 +250,15 @@ server_case() {
 	elif [ "$sig" != none ] &&
 	     ! grep -q "got SIG$sig" "$dir/server.log"; then
 		reason=${reason:-"no 'got SIG$sig' in the server log"}
+	elif ! grep -q "$engine" "$dir/server.log"; then
+		reason=${reason:-"no '$engine' in the server log"}
 	fi
 	report "$name" "$reason" "$dir"
 }
 
-# expect_usage DESC ARGS...: a usage error, status 2, usage on stderr.
-expect_usage() {
+# exits_2 DESC ARGS...: the server exits with status 2, writes nothing on
+# stdout and leaves nothing behind; what it said is in $DIR/err.
+exits_2() {
 	local desc=$1 rc
 
 	shift
@@ -244,10 +266,6 @@ expect_usage() {
 	rc=$?
 	if [ $rc -ne 2 ]; then
 		REASON="$desc: exit status $rc, expected 2"
-		return 1
-	fi
-	if ! grep -q '^usage: vlink-server' "$DIR/err"; then
-		REASON="$desc: no usage text on stderr"
 		return 1
 	fi
 	if [ -s "$DIR/out" ]; then
@@ -258,6 +276,15 @@ expect_usage() {
 		REASON="$desc: $REASON"
 		return 1
 	}
+}
+
+# expect_usage DESC ARGS...: a usage error, status 2, usage on stderr.
+expect_usage() {
+	exits_2 "$@" || return 1
+	if ! grep -q '^usage: vlink-server' "$DIR/err"; then
+		REASON="$1: no usage text on stderr"
+		return 1
+	fi
 }
 
 case_bad_args() {
@@ -409,6 +436,85 @@ case_socket_in_use() {
 	report socket-in-use "$reason" "$d"
 }
 
+# dma_fails DESC PATTERN ARGS...: exit status 2, a message matching
+# PATTERN on stderr, no usage text (the command line is well formed), and
+# nothing left behind.
+dma_fails() {
+	local desc=$1 pattern=$2 d=$DIR
+
+	shift 2
+	exits_2 "$desc" --ep "$d/ep.sock" --rc "$d/rc.sock" \
+		--pidfile "$d/server.pid" "$@" || return 1
+	if ! grep -q -- "$pattern" "$d/err"; then
+		REASON="$desc: no message matching '$pattern': $(head -n 1 "$d/err")"
+		return 1
+	fi
+	if grep -q '^usage: ' "$d/err"; then
+		REASON="$desc: usage text for a well-formed command line"
+		return 1
+	fi
+}
+
+# The engine's options: all three or none, N a number of MiB.
+case_dma_bad_args() {
+	local d
+
+	new_dir
+	d=$DIR
+	make_rams "$d"
+	if expect_usage "--ep-ram alone" -e "$d/ep.sock" -r "$d/rc.sock" \
+		--ep-ram "$d/ep.ram" &&
+	   expect_usage "no --ram-mb" -e "$d/ep.sock" -r "$d/rc.sock" \
+		--ep-ram "$d/ep.ram" --rc-ram "$d/rc.ram" &&
+	   expect_usage "--ram-mb alone" -e "$d/ep.sock" -r "$d/rc.sock" \
+		--ram-mb "$RAM_MB" &&
+	   expect_usage "--ram-mb 0" -e "$d/ep.sock" -r "$d/rc.sock" \
+		--ep-ram "$d/ep.ram" --rc-ram "$d/rc.ram" --ram-mb 0 &&
+	   expect_usage "--ram-mb 25x" -e "$d/ep.sock" -r "$d/rc.sock" \
+		--ep-ram "$d/ep.ram" --rc-ram "$d/rc.ram" --ram-mb 25x &&
+	   expect_usage "--ram-mb -256" -e "$d/ep.sock" -r "$d/rc.sock" \
+		--ep-ram "$d/ep.ram" --rc-ram "$d/rc.ram" --ram-mb -256 &&
+	   expect_usage "--ram-mb 2^64" -e "$d/ep.sock" -r "$d/rc.sock" \
+		--ep-ram "$d/ep.ram" --rc-ram "$d/rc.ram" \
+		--ram-mb 18446744073709551616 &&
+	   expect_usage "--ram-mb without its value" -e "$d/ep.sock" \
+		-r "$d/rc.sock" --ep-ram "$d/ep.ram" --rc-ram "$d/rc.ram" \
+		--ram-mb; then
+		report dma-bad-args "" "$d"
+	else
+		report dma-bad-args "$REASON" "$d"
+	fi
+}
+
+# RAM files the server cannot use: refused at once, saying which and why.
+case_dma_bad_ram() {
+	local d
+
+	new_dir
+	d=$DIR
+	make_rams "$d"
+	truncate -s "$((RAM_MB - 1))M" "$d/small.ram"
+	truncate -s "$((RAM_MB + 1))M" "$d/large.ram"
+	mkdir "$d/ramdir"
+	if dma_fails "rc RAM 1 MiB short" "rc RAM $d/small.ram: .*expected $RAM_MB MiB" \
+		--ep-ram "$d/ep.ram" --rc-ram "$d/small.ram" --ram-mb "$RAM_MB" &&
+	   dma_fails "ep RAM 1 MiB over" "ep RAM $d/large.ram: .*expected $RAM_MB MiB" \
+		--ep-ram "$d/large.ram" --rc-ram "$d/rc.ram" --ram-mb "$RAM_MB" &&
+	   dma_fails "a missing RAM file" "ep RAM $d/missing.ram: .*No such file" \
+		--ep-ram "$d/missing.ram" --rc-ram "$d/rc.ram" --ram-mb "$RAM_MB" &&
+	   dma_fails "a directory" "rc RAM $d/ramdir: .*directory" \
+		--ep-ram "$d/ep.ram" --rc-ram "$d/ramdir" --ram-mb "$RAM_MB" &&
+	   dma_fails "the same file twice" "same file" \
+		--ep-ram "$d/ep.ram" --rc-ram "$d/./ep.ram" --ram-mb "$RAM_MB" &&
+	   dma_fails "--ram-mb below the DMA region" "--ram-mb 192: too small" \
+		--ep-ram "$d/small.ram" --rc-ram "$d/large.ram" --ram-mb 192
+	then
+		report dma-bad-ram "" "$d"
+	else
+		report dma-bad-ram "$REASON" "$d"
+	fi
+}
+
 server_case handshake TERM handshake
 server_case two-peers TERM two-peers
 server_case link-up TERM link-up
@@ -435,5 +541,19 @@ CONTROL=1 server_case fault-delay TERM fault-delay
 CONTROL=1 server_case fault-down TERM fault-down
 CONTROL=1 server_case fault-bad-commands TERM fault-bad-commands
 CONTROL=1 server_case fault-sigterm-with-clients none sigterm-clients
+# The DMA engine: the guests' RAM files.
+case_dma_bad_args
+case_dma_bad_ram
+DMA=1 server_case dma-handshake TERM dma-handshake
+DMA=1 CONTROL=1 server_case dma-fault-handshake TERM dma-handshake
+DMA=1 server_case dma-rings TERM dma-rings
+DMA=1 server_case dma-copy TERM dma-copy
+DMA=1 server_case dma-bad TERM dma-bad
+DMA=1 server_case dma-overrun TERM dma-overrun
+DMA=1 CONTROL=1 server_case dma-no-peer TERM dma-no-peer
+DMA=1 server_case dma-abort TERM dma-abort
+DMA=1 CONTROL=1 server_case dma-stall TERM dma-stall
+DMA=1 server_case dma-sigint INT -
+DMA=1 server_case dma-sigterm-busy none dma-sigterm
 
 exit $failed

@@ -3,7 +3,9 @@
  * Protocol tests of vlink-server, one case per run:
  *
  *   test-server CASE DIR    talk to the server listening on DIR/ep.sock,
- *                           DIR/rc.sock and DIR/monitor.sock
+ *                           DIR/rc.sock and DIR/monitor.sock (the dma-*
+ *                           cases: with the RAM files DIR/ep.ram and
+ *                           DIR/rc.ram, see test-dma.c)
  *   test-server mkstale PATH   leave a socket file nobody listens on
  *
  * Exit status 0 when the case passed; otherwise 1 with a one-line reason on
@@ -22,9 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fakepeer.h"
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#include "cases.h"
 /* Longer than any command line the server takes (255 bytes). */
 #define FAULT_LONG_LINE	300
 
@@ -83,7 +83,10 @@ static void check_presence(struct vlink_header *hdr, int role,
 		     role_name(role), got_connects, connects);
 }
 
-/* Case 1: everything a lone EP gets, and the shm it maps. */
+/*
+ * Case 1: everything a lone EP gets, and the shm it maps; with no RAM
+ * files, the server has no DMA engine to announce.
+ */
 static void case_handshake(void)
 {
 	struct fake_peer ep;
@@ -93,6 +96,9 @@ static void case_handshake(void)
 	fake_init(&ep, VLINK_ROLE_EP);
 	fake_handshake(&ep, NULL, 0);
 	fake_expect_quiet(&ep);
+	if (ep.nr_engine)
+		fail("ep got %d DMA engine rings from a server without RAM files",
+		     ep.nr_engine);
 
 	check_header(ep.hdr);
 	check_presence(ep.hdr, VLINK_ROLE_EP, 1, 1);
@@ -103,7 +109,7 @@ static void case_handshake(void)
 			fail("shm byte %#x is %#x, expected 0", i,
 			     (unsigned char)ep.shm[i]);
 
-	/* Four distinct eventfds: each rings only itself. */
+	/* Distinct eventfds: each rings only itself. */
 	for (v = 0; v < VLINK_NR_VECTORS; v++) {
 		check_quiet(&ep);
 		efd_ring(ep.own[v]);
@@ -119,7 +125,7 @@ static void case_handshake(void)
 }
 
 /* EP then RC, both told about each other, LINK ring of EP consumed. */
-static void connect_ep_rc(struct fake_peer *ep, struct fake_peer *rc)
+void connect_ep_rc(struct fake_peer *ep, struct fake_peer *rc)
 {
 	fake_init(ep, VLINK_ROLE_EP);
 	fake_init(rc, VLINK_ROLE_RC);
@@ -397,7 +403,7 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int control_connect(void)
+int control_connect(void)
 {
 	return sock_connect(test_path("control.sock"));
 }
@@ -444,7 +450,7 @@ static const char *control(int sock, const char *cmd)
 	return control_read(sock, what);
 }
 
-static void control_ok(int sock, const char *cmd)
+void control_ok(int sock, const char *cmd)
 {
 	const char *reply = control(sock, cmd);
 
@@ -563,6 +569,14 @@ static void case_fault_drop(void)
 	efd_ring(ep.peer[VLINK_ROLE_RC][irq]);
 	efd_expect_rung(rc.own[irq], "rc's IRQ vector after 'drop rc irq 0'");
 	check_counter(ctl, VLINK_ROLE_RC, "dropped", 3);
+
+	/* The DMA vector has its name too. */
+	control_ok(ctl, "drop ep dma 1");
+	efd_ring(rc.peer[VLINK_ROLE_EP][VLINK_VEC_DMA]);
+	check_counter(ctl, VLINK_ROLE_EP, "dropped", 1);
+	efd_expect_quiet(ep.own[VLINK_VEC_DMA], "ep's DMA vector (dropped)");
+	efd_ring(rc.peer[VLINK_ROLE_EP][VLINK_VEC_DMA]);
+	efd_expect_rung(ep.own[VLINK_VEC_DMA], "ep's DMA vector after the drop");
 	close(ctl);
 	fake_close(&rc);
 	fake_close(&ep);
@@ -732,7 +746,7 @@ static void case_fault_bad_commands(void)
 	fake_close(&ep);
 }
 
-static pid_t read_server_pid(void)
+pid_t read_server_pid(void)
 {
 	const char *path = test_path("server.pid");
 	FILE *f = fopen(path, "r");
@@ -784,10 +798,7 @@ static int make_stale(const char *path)
 	return 0;
 }
 
-static const struct test_case {
-	const char *name;
-	void (*run)(void);
-} cases[] = {
+static const struct test_case cases[] = {
 	{ "handshake", case_handshake },
 	{ "two-peers", case_two_peers },
 	{ "link-up", case_link_up },
@@ -819,6 +830,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		if (!strcmp(argv[1], cases[i].name)) {
 			cases[i].run();
+			return 0;
+		}
+	}
+	for (i = 0; i < nr_dma_cases; i++) {
+		if (!strcmp(argv[1], dma_cases[i].name)) {
+			dma_cases[i].run();
 			return 0;
 		}
 	}

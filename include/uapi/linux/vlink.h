@@ -26,7 +26,7 @@
 #include <linux/types.h>
 
 #define VLINK_MAGIC		0x4b4e4c56	/* "VLNK" */
-#define VLINK_VERSION		2
+#define VLINK_VERSION		3
 
 /* ivshmem requires a power-of-two shared memory size. */
 #define VLINK_SHM_SIZE		0x100000
@@ -47,7 +47,8 @@ enum vlink_vector {
 	VLINK_VEC_IRQ = 1,	/* EP -> RC: MSI pending bits or INTx changed */
 	VLINK_VEC_PING = 2,	/* round-trip probe: answer with VLINK_VEC_PONG */
 	VLINK_VEC_PONG = 3,	/* answer to a ping */
-	VLINK_NR_VECTORS = 4,
+	VLINK_VEC_DMA = 4,	/* server -> EP: a DMA ring moved its tail */
+	VLINK_NR_VECTORS = 5,
 };
 
 /* Fixed layout of the shared memory (offsets from its start). */
@@ -166,6 +167,102 @@ struct vlink_bar_desc {
  */
 struct vlink_func_desc {
 	struct vlink_bar_desc bar[6];
+};
+
+/*
+ * The link's DMA engine runs in the server, beside the guests, as an eDMA
+ * runs beside the CPU.  The server maps both guests' RAM files and copies
+ * between them as the endpoint's driver asks in rings that live in a
+ * region of the endpoint's own RAM, which the endpoint reserves at this
+ * fixed offset from the start of its RAM: the root complex cannot write
+ * there (not so the link memory), so it can neither post descriptors nor
+ * read the endpoint's RAM through the engine.  Each ring has its own
+ * doorbell: the endpoint rings ivshmem peer VLINK_DMA_PEER_ID(ring) on
+ * vector VLINK_DMA_VECTOR(ring), ids the server announces only to the
+ * endpoint and only when it has both RAM files.  Completions come back on
+ * the endpoint's VLINK_VEC_DMA.  The offset keeps the region clear of what
+ * the boot loaders use: QEMU's initrd at 128 MiB, U-Boot's FIT at 128 MiB
+ * and U-Boot itself, which relocates into the top 32 MiB of 256.
+ */
+#define VLINK_DMA_REGION_OFFSET	0x0c000000
+#define VLINK_DMA_REGION_SIZE	0x20000
+#define VLINK_DMA_RINGS		16
+#define VLINK_DMA_RING_STRIDE	0x2000	/* rings follow each other */
+#define VLINK_DMA_SLOTS_OFFSET	0x100	/* from the ring's start */
+#define VLINK_DMA_SLOTS		128	/* a power of two */
+#define VLINK_DMA_PEER_ID_BASE	(VLINK_PEER_ID(VLINK_NR_ROLES))
+#define VLINK_DMA_PEER_ID(ring)	(VLINK_DMA_PEER_ID_BASE + \
+				 (ring) / VLINK_NR_VECTORS)
+#define VLINK_DMA_VECTOR(ring)	((ring) % VLINK_NR_VECTORS)
+/* One descriptor moves at most this much. */
+#define VLINK_DMA_MAX_LEN	0x4000000
+
+/* Which RAM a descriptor names. */
+enum vlink_dma_ram {
+	VLINK_DMA_RAM_EP = 0,
+	VLINK_DMA_RAM_RC = 1,
+	VLINK_DMA_NR_RAMS = 2,
+};
+
+/* vlink_dma_xfer.status, written by the server when it passes the slot. */
+enum vlink_dma_status {
+	VLINK_DMA_DONE = 0,
+	VLINK_DMA_BAD_RANGE = 1,	/* not wholly inside the RAM it names */
+	VLINK_DMA_BAD_DESC = 2,		/* no such RAM, zero or too long */
+	VLINK_DMA_NO_PEER = 3,		/* that guest is not on the link */
+	VLINK_DMA_ABORTED = 4,		/* the endpoint asked to stop */
+};
+
+/**
+ * struct vlink_dma_ring - head of one DMA ring
+ * @gen: EP: nonzero, new each time the EP (re)starts the ring; the server
+ *       then starts over at slot 0
+ * @head: EP: free-running count of descriptors posted since @gen changed
+ * @abort: EP: incremented to stop what the ring holds now
+ * @ep_reserved: zero
+ * @ack_gen: server: the @gen it works to
+ * @tail: server: free-running count of descriptors done since @ack_gen
+ * @abort_ack: server: the last @abort it acted on
+ * @srv_reserved: zero
+ *
+ * Descriptor n lives in slot n % VLINK_DMA_SLOTS, VLINK_DMA_SLOTS_OFFSET
+ * from the ring's start.  The EP fills a slot, then moves @head and rings;
+ * the server copies the slot once, judges its copy, does or refuses the
+ * transfer, writes the slot's status, then moves @tail and rings back.  On
+ * an @abort the server ends the transfer under way at its next chunk and
+ * completes every posted descriptor with VLINK_DMA_ABORTED.
+ */
+struct vlink_dma_ring {
+	__le32 gen;
+	__le32 head;
+	__le32 abort;
+	__le32 ep_reserved[13];
+	__le32 ack_gen;
+	__le32 tail;
+	__le32 abort_ack;
+	__le32 srv_reserved[13];
+};
+
+/**
+ * struct vlink_dma_xfer - one descriptor: copy @len bytes
+ * @src: byte offset of the source in RAM @src_ram
+ * @dst: byte offset of the destination in RAM @dst_ram
+ * @len: bytes, 1 to VLINK_DMA_MAX_LEN
+ * @src_ram: enum vlink_dma_ram
+ * @dst_ram: enum vlink_dma_ram
+ * @reserved0: zero
+ * @status: enum vlink_dma_status, written by the server
+ * @reserved1: zero
+ */
+struct vlink_dma_xfer {
+	__le64 src;
+	__le64 dst;
+	__le32 len;
+	__u8 src_ram;
+	__u8 dst_ram;
+	__le16 reserved0;
+	__le32 status;
+	__le32 reserved1;
 };
 
 #endif /* _UAPI_LINUX_VLINK_H */

@@ -677,8 +677,16 @@ static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
 		vlink_ep_msix_unmasked(ep);
 }
 
+static void vlink_ep_dma_irq(struct vlink *vl)
+{
+	struct vlink_ep *ep = vl->priv;
+
+	vlink_dma_irq(&ep->dma);
+}
+
 static const struct vlink_ops vlink_ep_link_ops = {
 	.link_event = vlink_ep_link_event,
+	.dma = vlink_ep_dma_irq,
 };
 
 static int vlink_ep_init_functions(struct vlink_ep *ep)
@@ -728,7 +736,7 @@ static int vlink_ep_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = vlink_ob_init(&ep->ob, ep->vl, VLINK_EP_OB_SIZE);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the outbound window\n");
-	ret = vlink_dma_init(&ep->dma, dev, &ep->ob);
+	ret = vlink_dma_init(&ep->dma, ep->vl, &ep->ob);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot register the DMA engine\n");
 

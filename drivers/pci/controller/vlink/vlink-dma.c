@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vlink DMA engine: the endpoint controller's memcpy engine.
+ * vlink DMA engine: the endpoint controller's dmaengine provider.
  *
  * Real endpoint controllers carry a DMA engine (the DesignWare eDMA, say)
  * that moves data between local memory and the host without the CPU.  Ours
- * is a dmaengine provider with memcpy channels whose "hardware" is a
- * worker each: descriptors are queued at submit, run in order by the
- * channel's work item once issued, and completed with their callbacks, so
- * function drivers use the same asynchronous path they would on silicon.
- * A transfer the engine cannot carry out completes too, with
+ * runs in the link server, beside the guests (vlink-dma-ring.c): channels
+ * post descriptors into rings in our reserved RAM and the server copies
+ * between the two guests' RAM files.  When the server has no engine (it
+ * was not given the RAM files), each channel's "hardware" is a worker on
+ * our own CPU instead, with memcpy channels only.  Either way descriptors
+ * are queued at submit, started once issued and completed with their
+ * callbacks, so function drivers use the same asynchronous path they would
+ * on silicon.  A transfer the engine cannot carry out completes too, with
  * DMA_TRANS_ABORTED for callback_result and DMA_ERROR from tx_status.
  *
  * Addresses are bus addresses of the controller's device: our own RAM
  * (dma_map_*() on the link device, which has no IOMMU), or parts of the
- * outbound window, which are translated through its current mappings.
+ * outbound window, which are translated through its current mappings;
+ * slave channels take the host's own (PCI) addresses.
  */
 
 #include <linux/dmaengine.h>
@@ -26,22 +30,12 @@
 #include "vlink-outbound.h"
 
 /**
- * struct vlink_dma_desc - one memcpy
- * @tx: the dmaengine descriptor
- * @node: in the channel's submitted or issued list
- * @dst: destination bus address
- * @src: source bus address
- * @len: bytes
+ * to_vlink_chan() - our channel of a dmaengine channel
+ * @chan: one of the engine's channels
+ *
+ * Return: the channel.
  */
-struct vlink_dma_desc {
-	struct dma_async_tx_descriptor tx;
-	struct list_head node;
-	dma_addr_t dst;
-	dma_addr_t src;
-	size_t len;
-};
-
-static struct vlink_dma_chan *to_vlink_chan(struct dma_chan *chan)
+struct vlink_dma_chan *to_vlink_chan(struct dma_chan *chan)
 {
 	return container_of(chan, struct vlink_dma_chan, chan);
 }
@@ -125,11 +119,77 @@ static int vlink_dma_copy(struct vlink_dma_chan *ch, struct vlink_dma_desc *d)
 	return 0;
 }
 
+/**
+ * vlink_dma_finish() - complete a descriptor and call its client back
+ * @ch: its channel
+ * @d: the descriptor, off every list
+ * @ok: it was carried out
+ *
+ * The descriptor is freed, or kept until its client acks it when it was
+ * prepared without DMA_CTRL_ACK.
+ */
+void vlink_dma_finish(struct vlink_dma_chan *ch, struct vlink_dma_desc *d,
+		      bool ok)
+{
+	struct dmaengine_result res = {
+		.result = ok ? DMA_TRANS_NOERROR : DMA_TRANS_ABORTED,
+	};
+	unsigned long flags;
+
+	if (!ok)
+		res.residue = d->len;
+	/* Complete before the callback: it may ask for the status. */
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->completed = d->tx.cookie;
+	if (!ok)
+		ch->failed = d->tx.cookie;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (d->tx.callback_result)
+		d->tx.callback_result(d->tx.callback_param, &res);
+	else if (d->tx.callback)
+		d->tx.callback(d->tx.callback_param);
+
+	spin_lock_irqsave(&ch->lock, flags);
+	if (async_tx_test_ack(&d->tx))
+		kfree(d);
+	else
+		list_add_tail(&d->node, &ch->retired);
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
+ * vlink_dma_free_list() - free descriptors nobody will complete
+ * @list: descriptors, taken off their channel
+ */
+void vlink_dma_free_list(struct list_head *list)
+{
+	struct vlink_dma_desc *d, *tmp;
+
+	list_for_each_entry_safe(d, tmp, list, node) {
+		list_del(&d->node);
+		kfree(d);
+	}
+}
+
+/* Retired descriptors the client has acked are ours to free now. */
+static void vlink_dma_free_acked(struct vlink_dma_chan *ch)
+{
+	struct vlink_dma_desc *d, *tmp;
+	unsigned long flags;
+	LIST_HEAD(acked);
+
+	spin_lock_irqsave(&ch->lock, flags);
+	list_for_each_entry_safe(d, tmp, &ch->retired, node)
+		if (async_tx_test_ack(&d->tx))
+			list_move_tail(&d->node, &acked);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	vlink_dma_free_list(&acked);
+}
+
 static void vlink_dma_work(struct work_struct *work)
 {
 	struct vlink_dma_chan *ch = container_of(work, struct vlink_dma_chan,
 						 work);
-	struct dmaengine_result res;
 	struct vlink_dma_desc *d;
 
 	for (;;) {
@@ -141,22 +201,7 @@ static void vlink_dma_work(struct work_struct *work)
 		spin_unlock_irq(&ch->lock);
 		if (!d)
 			return;
-
-		res.result = vlink_dma_copy(ch, d) ? DMA_TRANS_ABORTED :
-						     DMA_TRANS_NOERROR;
-		res.residue = res.result == DMA_TRANS_NOERROR ? 0 : d->len;
-
-		/* Complete before the callback: it may ask for the status. */
-		spin_lock_irq(&ch->lock);
-		ch->completed = d->tx.cookie;
-		if (res.result != DMA_TRANS_NOERROR)
-			ch->failed = d->tx.cookie;
-		spin_unlock_irq(&ch->lock);
-		if (d->tx.callback_result)
-			d->tx.callback_result(d->tx.callback_param, &res);
-		else if (d->tx.callback)
-			d->tx.callback(d->tx.callback_param);
-		kfree(d);
+		vlink_dma_finish(ch, d, !vlink_dma_copy(ch, d));
 	}
 }
 
@@ -177,6 +222,31 @@ static dma_cookie_t vlink_dma_submit(struct dma_async_tx_descriptor *tx)
 	return cookie;
 }
 
+/**
+ * vlink_dma_alloc_desc() - a descriptor for a channel
+ * @ch: the channel
+ * @nr_segs: ring slots it will take (0 for the worker)
+ * @flags: the client's DMA_PREP_* and DMA_CTRL_* flags
+ *
+ * Return: the descriptor, or NULL without memory.
+ */
+struct vlink_dma_desc *vlink_dma_alloc_desc(struct vlink_dma_chan *ch,
+					    unsigned int nr_segs,
+					    unsigned long flags)
+{
+	struct vlink_dma_desc *d;
+
+	vlink_dma_free_acked(ch);
+	d = kzalloc(struct_size(d, seg, nr_segs), GFP_NOWAIT);
+	if (!d)
+		return NULL;
+	dma_async_tx_descriptor_init(&d->tx, &ch->chan);
+	d->tx.tx_submit = vlink_dma_submit;
+	d->tx.flags = flags;
+	d->nr_segs = nr_segs;
+	return d;
+}
+
 static struct dma_async_tx_descriptor *
 vlink_dma_prep_memcpy(struct dma_chan *chan, dma_addr_t dst, dma_addr_t src,
 		      size_t len, unsigned long flags)
@@ -185,12 +255,9 @@ vlink_dma_prep_memcpy(struct dma_chan *chan, dma_addr_t dst, dma_addr_t src,
 
 	if (!len)
 		return NULL;
-	d = kzalloc(sizeof(*d), GFP_NOWAIT);
+	d = vlink_dma_alloc_desc(to_vlink_chan(chan), 0, flags);
 	if (!d)
 		return NULL;
-	dma_async_tx_descriptor_init(&d->tx, chan);
-	d->tx.tx_submit = vlink_dma_submit;
-	d->tx.flags = flags;
 	d->dst = dst;
 	d->src = src;
 	d->len = len;
@@ -236,7 +303,6 @@ static enum dma_status vlink_dma_tx_status(struct dma_chan *chan,
 static int vlink_dma_terminate_all(struct dma_chan *chan)
 {
 	struct vlink_dma_chan *ch = to_vlink_chan(chan);
-	struct vlink_dma_desc *d, *tmp;
 	unsigned long flags;
 	LIST_HEAD(dropped);
 
@@ -244,8 +310,7 @@ static int vlink_dma_terminate_all(struct dma_chan *chan)
 	list_splice_tail_init(&ch->submitted, &dropped);
 	list_splice_tail_init(&ch->issued, &dropped);
 	spin_unlock_irqrestore(&ch->lock, flags);
-	list_for_each_entry_safe(d, tmp, &dropped, node)
-		kfree(d);
+	vlink_dma_free_list(&dropped);
 	return 0;
 }
 
@@ -266,72 +331,134 @@ static int vlink_dma_alloc_chan(struct dma_chan *chan)
 
 static void vlink_dma_free_chan(struct dma_chan *chan)
 {
-	vlink_dma_terminate_all(chan);
-	vlink_dma_synchronize(chan);
+	struct vlink_dma_chan *ch = to_vlink_chan(chan);
+	unsigned long flags;
+	LIST_HEAD(retired);
+
+	dmaengine_terminate_sync(chan);
+	spin_lock_irqsave(&ch->lock, flags);
+	list_splice_tail_init(&ch->retired, &retired);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	vlink_dma_free_list(&retired);
 }
 
+/**
+ * vlink_dma_irq() - the server rang our DMA doorbell
+ * @dma: the engine
+ *
+ * Hard-irq context: the rings' completions are taken in a tasklet.
+ */
+void vlink_dma_irq(struct vlink_dma *dma)
+{
+	if (dma->server)
+		tasklet_schedule(&dma->done);
+}
+
+/*
+ * The doorbell handlers are gone by now (vlink_stop()), and the clients
+ * with them: nothing schedules the tasklet or queues a worker again.
+ */
 static void vlink_dma_release(void *data)
 {
 	struct vlink_dma *dma = data;
 
 	dma_async_device_unregister(&dma->dd);
-	destroy_workqueue(dma->wq);
+	if (dma->server)
+		tasklet_kill(&dma->done);
+	else
+		destroy_workqueue(dma->wq);
+}
+
+/* The in-guest engine: memcpy only, a worker per channel. */
+static int vlink_dma_worker_setup(struct vlink_dma *dma, struct device *dev)
+{
+	struct dma_device *dd = &dma->dd;
+	unsigned int i;
+
+	for (i = 0; i < VLINK_DMA_CHANNELS; i++) {
+		INIT_WORK(&dma->chan[i].work, vlink_dma_work);
+		dma->chan[i].bounce = devm_kmalloc(dev, PAGE_SIZE, GFP_KERNEL);
+		if (!dma->chan[i].bounce)
+			return -ENOMEM;
+	}
+	/* Unbound: the channels of different functions run in parallel. */
+	dma->wq = alloc_workqueue("vlink-dma", WQ_UNBOUND, 0);
+	if (!dma->wq)
+		return -ENOMEM;
+	dd->src_addr_widths = BIT(DMA_SLAVE_BUSWIDTH_4_BYTES);
+	dd->dst_addr_widths = BIT(DMA_SLAVE_BUSWIDTH_4_BYTES);
+	dd->directions = BIT(DMA_MEM_TO_MEM);
+	dd->device_prep_dma_memcpy = vlink_dma_prep_memcpy;
+	dd->device_issue_pending = vlink_dma_issue_pending;
+	dd->device_terminate_all = vlink_dma_terminate_all;
+	dd->device_synchronize = vlink_dma_synchronize;
+	return 0;
 }
 
 /**
- * vlink_dma_init() - register the endpoint controller's memcpy channels
+ * vlink_dma_init() - register the endpoint controller's DMA channels
  * @dma: the engine to set up
- * @dev: the controller's device, whose bus addresses the engine takes
+ * @vl: the link, whose device's bus addresses the engine takes
  * @ob: the outbound window it reaches the host through
+ *
+ * Uses the link server's engine when the server answers on the rings,
+ * else copies with workers on this CPU.
  *
  * Return: 0 or a negative errno.
  */
-int vlink_dma_init(struct vlink_dma *dma, struct device *dev,
+int vlink_dma_init(struct vlink_dma *dma, struct vlink *vl,
 		   struct vlink_ob *ob)
 {
+	struct device *dev = &vl->pdev->dev;
 	struct dma_device *dd = &dma->dd;
 	struct vlink_dma_chan *ch;
 	unsigned int i;
 	int ret;
 
+	dma->vl = vl;
 	dma->ob = ob;
 	INIT_LIST_HEAD(&dd->channels);
 	for (i = 0; i < VLINK_DMA_CHANNELS; i++) {
 		ch = &dma->chan[i];
 		ch->dma = dma;
+		ch->index = i;
 		spin_lock_init(&ch->lock);
 		INIT_LIST_HEAD(&ch->submitted);
 		INIT_LIST_HEAD(&ch->issued);
-		INIT_WORK(&ch->work, vlink_dma_work);
-		ch->bounce = devm_kmalloc(dev, PAGE_SIZE, GFP_KERNEL);
-		if (!ch->bounce)
-			return -ENOMEM;
+		INIT_LIST_HEAD(&ch->posted);
+		INIT_LIST_HEAD(&ch->retired);
 		ch->chan.device = dd;
 		list_add_tail(&ch->chan.device_node, &dd->channels);
 	}
-	/* Unbound: the channels of different functions copy in parallel. */
-	dma->wq = alloc_workqueue("vlink-dma", WQ_UNBOUND, 0);
-	if (!dma->wq)
-		return -ENOMEM;
 
+	ret = vlink_dma_ring_start(dma, dev);
+	if (ret < 0)
+		return ret;
+	dma->server = ret;
+	if (dma->server) {
+		vlink_dma_ring_setup(dma);
+	} else {
+		ret = vlink_dma_worker_setup(dma, dev);
+		if (ret)
+			return ret;
+	}
+
+	dma_cap_set(DMA_PRIVATE, dd->cap_mask);
 	dma_cap_set(DMA_MEMCPY, dd->cap_mask);
 	dd->dev = dev;
-	dd->src_addr_widths = BIT(DMA_SLAVE_BUSWIDTH_4_BYTES);
-	dd->dst_addr_widths = BIT(DMA_SLAVE_BUSWIDTH_4_BYTES);
-	dd->directions = BIT(DMA_MEM_TO_MEM);
 	dd->residue_granularity = DMA_RESIDUE_GRANULARITY_DESCRIPTOR;
 	dd->device_alloc_chan_resources = vlink_dma_alloc_chan;
 	dd->device_free_chan_resources = vlink_dma_free_chan;
-	dd->device_prep_dma_memcpy = vlink_dma_prep_memcpy;
-	dd->device_issue_pending = vlink_dma_issue_pending;
 	dd->device_tx_status = vlink_dma_tx_status;
-	dd->device_terminate_all = vlink_dma_terminate_all;
-	dd->device_synchronize = vlink_dma_synchronize;
 
 	ret = dma_async_device_register(dd);
 	if (ret) {
-		destroy_workqueue(dma->wq);
+		if (dma->wq)
+			destroy_workqueue(dma->wq);
 		return ret;
 	}
+	dev_info(dev, "DMA engine: %u channels, %s\n", VLINK_DMA_CHANNELS,
+		 dma->server ? "run by the link server (memcpy, slave)" :
+		 "run by workers on this CPU (memcpy): the link server has no engine");
 	return devm_add_action_or_reset(dev, vlink_dma_release, dma);
 }

@@ -54,10 +54,20 @@ const char *vlink_role_name(enum vlink_role role)
  */
 void vlink_ring(struct vlink *vl, enum vlink_vector vec)
 {
-	/* Our writes to the shared memory must be visible before the ring. */
+	vlink_ring_id(vl, VLINK_PEER_ID(vl->peer), vec);
+}
+
+/**
+ * vlink_ring_id() - ring any ivshmem peer's vector
+ * @vl: the link
+ * @peer_id: the peer id, e.g. one of the server's DMA rings
+ * @vec: its vector
+ */
+void vlink_ring_id(struct vlink *vl, u32 peer_id, unsigned int vec)
+{
+	/* Our writes to shared memory must be visible before the ring. */
 	wmb();
-	writel((VLINK_PEER_ID(vl->peer) << 16) | vec,
-	       vl->regs + IVSHMEM_DOORBELL);
+	writel((peer_id << 16) | vec, vl->regs + IVSHMEM_DOORBELL);
 }
 
 /**
@@ -263,11 +273,21 @@ static irqreturn_t vlink_pong_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+static irqreturn_t vlink_dma_irq(int irq, void *data)
+{
+	struct vlink *vl = data;
+
+	if (vl->ops->dma)
+		vl->ops->dma(vl);
+	return IRQ_HANDLED;
+}
+
 static const irq_handler_t vlink_handlers[VLINK_NR_VECTORS] = {
 	[VLINK_VEC_LINK] = vlink_link_irq,
 	[VLINK_VEC_IRQ] = vlink_irq_irq,
 	[VLINK_VEC_PING] = vlink_ping_irq,
 	[VLINK_VEC_PONG] = vlink_pong_irq,
+	[VLINK_VEC_DMA] = vlink_dma_irq,
 };
 
 /* Refuse any shared memory whose layout is not exactly the one we know. */

@@ -27,6 +27,9 @@
 #include "vlink.h"
 #include "vlink-outbound.h"
 
+/* vlink_ob_set_link() notes the slots it parks in a word. */
+static_assert(VLINK_OB_MAPS <= BITS_PER_LONG);
+
 struct vlink_ob_retarget {
 	unsigned long pfn;
 	bool step;
@@ -127,9 +130,11 @@ int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
 	ret = vlink_ob_retarget(ob, off, size,
 				PHYS_PFN(vl->win_phys + host_off), true);
 	if (!ret) {
+		spin_lock_irq(&ob->map_lock);
 		m->phys = phys;
 		m->pci_addr = pci_addr;
 		m->size = size;
+		spin_unlock_irq(&ob->map_lock);
 	}
 out:
 	mutex_unlock(&ob->lock);
@@ -148,9 +153,13 @@ void vlink_ob_unmap(struct vlink_ob *ob, phys_addr_t phys)
 	mutex_lock(&ob->lock);
 	m = vlink_ob_find(ob, phys);
 	if (m) {
-		if (!m->parked)
-			vlink_ob_park(ob, phys - ob->phys, m->size);
+		size_t size = m->size;
+
+		spin_lock_irq(&ob->map_lock);
 		m->size = 0;
+		spin_unlock_irq(&ob->map_lock);
+		if (!m->parked)
+			vlink_ob_park(ob, phys - ob->phys, size);
 		m->parked = false;
 	} else {
 		pci_warn(ob->vl->pdev, "outbound unmap of %pa, which is not mapped\n",
@@ -171,22 +180,66 @@ void vlink_ob_unmap(struct vlink_ob *ob, phys_addr_t phys)
  */
 void vlink_ob_set_link(struct vlink_ob *ob, bool up)
 {
+	unsigned long newly = 0;
 	struct vlink_ob_map *m;
-	unsigned int n = 0;
+	unsigned int i, n = 0;
 
 	mutex_lock(&ob->lock);
+	spin_lock_irq(&ob->map_lock);
 	ob->up = up;
-	for (m = ob->map; !up && m < ob->map + VLINK_OB_MAPS; m++) {
-		if (!m->size || m->parked)
-			continue;
+	for (i = 0; !up && i < VLINK_OB_MAPS; i++)
+		if (ob->map[i].size && !ob->map[i].parked) {
+			ob->map[i].parked = true;
+			newly |= BIT(i);
+		}
+	spin_unlock_irq(&ob->map_lock);
+	/* The DMA engine stops using them first, then the CPU cannot. */
+	for_each_set_bit(i, &newly, VLINK_OB_MAPS) {
+		m = &ob->map[i];
 		vlink_ob_park(ob, m->phys - ob->phys, m->size);
-		m->parked = true;
 		n++;
 	}
 	mutex_unlock(&ob->lock);
 	if (n)
 		pci_info(ob->vl->pdev, "link down: parked %u outbound mapping(s)\n",
 			 n);
+}
+
+/**
+ * vlink_ob_resolve() - the host address a part of the window shows now
+ * @ob: the outbound window
+ * @phys: start of the part, anywhere inside a mapping
+ * @size: bytes, all inside that mapping
+ * @pci_addr: where the host address is returned
+ *
+ * For the DMA engine, which reaches the host by its own addresses rather
+ * than through the window's pages.  Any context.
+ *
+ * Return: 0, -ENOLINK while the link is down or the mapping is parked,
+ * -EFAULT if the range is not wholly inside one mapping.
+ */
+int vlink_ob_resolve(struct vlink_ob *ob, phys_addr_t phys, size_t size,
+		     u64 *pci_addr)
+{
+	struct vlink_ob_map *m;
+	unsigned long flags;
+	int ret = -EFAULT;
+
+	spin_lock_irqsave(&ob->map_lock, flags);
+	for (m = ob->map; m < ob->map + VLINK_OB_MAPS; m++) {
+		if (!m->size || phys < m->phys || phys - m->phys >= m->size ||
+		    size > m->size - (phys - m->phys))
+			continue;
+		if (!ob->up || m->parked) {
+			ret = -ENOLINK;
+		} else {
+			*pci_addr = m->pci_addr + (phys - m->phys);
+			ret = 0;
+		}
+		break;
+	}
+	spin_unlock_irqrestore(&ob->map_lock, flags);
+	return ret;
 }
 
 /**
@@ -232,6 +285,7 @@ int vlink_ob_init(struct vlink_ob *ob, struct vlink *vl, size_t size)
 
 	ob->vl = vl;
 	mutex_init(&ob->lock);
+	spin_lock_init(&ob->map_lock);
 	ob->size = min_t(size_t, size, vl->win_size);
 	ob->phys = vl->win_phys;
 	ob->parking = alloc_page(GFP_KERNEL | __GFP_ZERO);

@@ -7,6 +7,7 @@
 #define _VLINK_OUTBOUND_H
 
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 struct vlink;
@@ -36,7 +37,8 @@ struct vlink_ob_map {
  * @virt: where that range starts; map_addr() moves its PTEs
  * @size: its size
  * @parking: where unmapped pages point
- * @lock: protects @map and @up
+ * @lock: serialises changes of @map and @up
+ * @map_lock: taken too by those changes, for readers that cannot sleep
  * @up: the link is up: mappings may be made
  * @map: the mapped parts
  */
@@ -48,6 +50,7 @@ struct vlink_ob {
 	size_t size;
 	struct page *parking;
 	struct mutex lock;		/* @map, @up */
+	spinlock_t map_lock;		/* @map, @up, for vlink_ob_resolve() */
 	bool up;
 	struct vlink_ob_map map[VLINK_OB_MAPS];
 };
@@ -57,6 +60,8 @@ int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
 		 size_t size);
 void vlink_ob_unmap(struct vlink_ob *ob, phys_addr_t phys);
 void vlink_ob_set_link(struct vlink_ob *ob, bool up);
+int vlink_ob_resolve(struct vlink_ob *ob, phys_addr_t phys, size_t size,
+		     u64 *pci_addr);
 phys_addr_t vlink_ob_translate(struct vlink_ob *ob, u64 pci_addr, size_t size);
 
 #endif /* _VLINK_OUTBOUND_H */

@@ -69,10 +69,12 @@ struct vlink_rtt {
  *              once the shared state has been re-read; @peer_alive says
  *              whether the peer's driver is there
  * @irq: called in hard-irq context when the peer rings VLINK_VEC_IRQ
+ * @dma: called in hard-irq context when the server rings VLINK_VEC_DMA
  */
 struct vlink_ops {
 	void (*link_event)(struct vlink *vl, bool peer_alive);
 	void (*irq)(struct vlink *vl);
+	void (*dma)(struct vlink *vl);
 };
 
 /**
@@ -192,6 +194,7 @@ struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
 int vlink_start(struct vlink *vl);
 void vlink_stop(struct vlink *vl);
 void vlink_ring(struct vlink *vl, enum vlink_vector vec);
+void vlink_ring_id(struct vlink *vl, u32 peer_id, unsigned int vec);
 void vlink_kick(struct vlink *vl);
 bool vlink_peer_alive(struct vlink *vl);
 void __iomem *vlink_map_peer(struct vlink *vl, u64 peer_addr, size_t size);
