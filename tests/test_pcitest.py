@@ -57,14 +57,54 @@ def pcitest_sh(r, rc):
                  f"{counts[rx]} OKAY lines")
 
 
-def dma_transfers(r, rc):
+def dma_transfers(r, rc, sizes=SIZES, name="DMA"):
     for op, flag in (("READ", "-r"), ("WRITE", "-w"), ("COPY", "-c")):
-        for size in SIZES:
+        for size in sizes:
             status, out = rc.run(f"pcitest -d {flag} -s {size}", 120)
-            r.record(f"DMA: {op} {size} bytes OKAY",
+            r.record(f"{name}: {op} {size} bytes OKAY",
                      status == 0 and re.search(rf"{op} \(\s*{size} bytes\):"
                                                r"\s+OKAY", out),
                      f"exit {status}: {out.strip()[-200:]}")
+
+
+# What the endpoint says about its DMA engine, with the server's or without.
+ENGINE_LINE = {
+    True: r"DMA engine: \d+ channels, run by the link server",
+    False: r"DMA engine: \d+ channels, run by workers on this CPU",
+}
+CHANNELS_LINE = {
+    True: r"using DMA channels dma\d+chan\d+ \(read\), dma\d+chan\d+ "
+          r"\(write\), dma\d+chan\d+ \(copy\)",
+    False: r"using DMA channel dma\d+chan\d+ through the outbound windows",
+}
+
+
+def dma_engine_used(r, ep, server, name):
+    """The engine the rig asked for ran the transfers, on the channels it
+    offers: private read and write channels only with the server's."""
+    log = ep.output(0)
+    r.record(f"{name}: the endpoint's DMA engine is "
+             f"{'the server' if server else 'its own CPU'}",
+             re.search(ENGINE_LINE[server], log),
+             f"no line /{ENGINE_LINE[server]}/ in the endpoint's log")
+    r.record(f"{name}: pci-epf-test took the channels it should",
+             re.search(CHANNELS_LINE[server], log) and
+             "Falling back" not in log,
+             f"no line /{CHANNELS_LINE[server]}/ in the endpoint's log")
+
+
+def fallback_run(r, build):
+    """A server without the RAM files: the channels copy on the EP's CPU."""
+    name = "DMA without the server's engine"
+    with Rig(build, name="dmacpu", server_dma=False) as rig:
+        try:
+            ep, rc = rig.start_pair()
+            r.step(f"{name}: bind", bind, ep, rc, "t0")
+            dma_transfers(r, rc, (1024, 1048576), name)
+            dma_engine_used(r, ep, False, name)
+        except Abort:
+            pass
+        check_consoles(r, rig, "dmacpu")
 
 
 CORRUPT_NEXT = "/sys/module/pci_epf_test/parameters/corrupt_next"
@@ -157,11 +197,13 @@ def run(results, build):
                          bind, ep, rc, "t0 -m 32 -x 2048")
             pcitest_sh(results, rc)
             dma_transfers(results, rc)
+            dma_engine_used(results, ep, True, "DMA")
             corruption(results, ep, rc)
             results.no_leaks("pcitest: ep: no kmemleak leak", ep)
             results.no_leaks("pcitest: rc: no kmemleak leak", rc)
         except Abort:
             pass
         check_consoles(results, rig, "pcitest")
+    fallback_run(results, build)
     irq_type_run(results, build, 0, "irq_type=0 (legacy)")
     irq_type_run(results, build, 2, "irq_type=2 (MSI-X)")

@@ -107,6 +107,8 @@ static const size_t epf_test_bar_size[PCI_STD_NUM_BARS] = {
  * @wq: queue of its own for @poll, which may wait seconds on a DMA transfer
  * @poll: polls the command word and runs the commands
  * @dma: memcpy channel of the controller, requested on first use
+ * @rx: private channel that reads host memory, if the controller has one
+ * @tx: private channel that writes host memory; may be @dma too
  */
 struct epf_test {
 	struct pci_epf *epf;
@@ -118,6 +120,8 @@ struct epf_test {
 	struct workqueue_struct *wq;
 	struct delayed_work poll;
 	struct dma_chan *dma;
+	struct dma_chan *rx;
+	struct dma_chan *tx;
 };
 
 /*
@@ -249,31 +253,95 @@ static dma_addr_t epf_test_window_bus(struct epf_test_window *w)
 	return w->phys + w->offset;
 }
 
+/* What a function asks of a channel: its controller's, able to go @dir. */
+struct epf_test_dma_want {
+	struct device *dev;
+	enum dma_transfer_direction dir;
+};
+
 static bool epf_test_dma_filter(struct dma_chan *chan, void *param)
 {
-	return chan->device->dev == param;
+	struct epf_test_dma_want *want = param;
+	struct dma_slave_caps caps;
+
+	if (chan->device->dev != want->dev)
+		return false;
+	if (want->dir == DMA_MEM_TO_MEM)
+		return true;
+	return !dma_get_slave_caps(chan, &caps) &&
+	       (caps.directions & BIT(want->dir));
 }
 
 /*
  * Only an engine that belongs to the controller itself is used: it is the
- * one that knows how to reach the host through the outbound windows.
+ * one that knows how to reach the host.
  */
-static struct dma_chan *epf_test_dma_chan(struct epf_test *t)
+static struct dma_chan *epf_test_dma_request(struct epf_test *t,
+					     enum dma_transaction_type cap,
+					     enum dma_transfer_direction dir)
 {
+	struct epf_test_dma_want want = {
+		.dev = t->epf->epc->dev.parent,
+		.dir = dir,
+	};
 	dma_cap_mask_t mask;
 
-	if (t->dma)
-		return t->dma;
-
 	dma_cap_zero(mask);
-	dma_cap_set(DMA_MEMCPY, mask);
-	t->dma = dma_request_channel(mask, epf_test_dma_filter,
-				     t->epf->epc->dev.parent);
-	if (t->dma)
-		dev_info(&t->epf->dev, "using DMA channel %s\n",
-			 dma_chan_name(t->dma));
+	dma_cap_set(cap, mask);
+	return dma_request_channel(mask, epf_test_dma_filter, &want);
+}
 
-	return t->dma;
+static void epf_test_dma_release(struct epf_test *t)
+{
+	if (t->dma && t->dma != t->tx)
+		dma_release_channel(t->dma);
+	if (t->tx)
+		dma_release_channel(t->tx);
+	if (t->rx)
+		dma_release_channel(t->rx);
+	t->dma = NULL;
+	t->tx = NULL;
+	t->rx = NULL;
+}
+
+/*
+ * Like an eDMA, the controller's engine may offer a private channel per
+ * direction that takes the host's own addresses; reads and writes then
+ * need no outbound window.  COPY, from host to host, always goes through
+ * the windows with a memcpy channel: the write channel when it has that
+ * capability.
+ */
+static bool epf_test_dma_chans(struct epf_test *t)
+{
+	struct device *dev = &t->epf->dev;
+
+	if (t->dma)
+		return true;
+
+	t->rx = epf_test_dma_request(t, DMA_SLAVE, DMA_DEV_TO_MEM);
+	if (t->rx)
+		t->tx = epf_test_dma_request(t, DMA_SLAVE, DMA_MEM_TO_DEV);
+	if (t->tx && dma_has_cap(DMA_MEMCPY, t->tx->device->cap_mask))
+		t->dma = t->tx;
+	else
+		t->dma = epf_test_dma_request(t, DMA_MEMCPY, DMA_MEM_TO_MEM);
+	if (!t->dma) {
+		epf_test_dma_release(t);
+		return false;
+	}
+	if (!t->tx && t->rx) {
+		dma_release_channel(t->rx);
+		t->rx = NULL;
+	}
+
+	if (t->tx)
+		dev_info(dev, "using DMA channels %s (read), %s (write), %s (copy)\n",
+			 dma_chan_name(t->rx), dma_chan_name(t->tx),
+			 dma_chan_name(t->dma));
+	else
+		dev_info(dev, "using DMA channel %s through the outbound windows: the controller has no private read and write channels\n",
+			 dma_chan_name(t->dma));
+	return true;
 }
 
 static void epf_test_dma_done(void *arg)
@@ -281,15 +349,13 @@ static void epf_test_dma_done(void *arg)
 	complete(arg);
 }
 
-static int epf_test_dma_copy(struct dma_chan *chan, dma_addr_t dst,
-			     dma_addr_t src, size_t len)
+/* Submit a prepared transfer and wait for it. */
+static int epf_test_dma_run(struct dma_chan *chan,
+			    struct dma_async_tx_descriptor *tx)
 {
 	DECLARE_COMPLETION_ONSTACK(done);
-	struct dma_async_tx_descriptor *tx;
 	dma_cookie_t cookie;
 
-	tx = dmaengine_prep_dma_memcpy(chan, dst, src, len,
-				       DMA_PREP_INTERRUPT | DMA_CTRL_ACK);
 	if (!tx)
 		return -EIO;
 
@@ -311,6 +377,48 @@ static int epf_test_dma_copy(struct dma_chan *chan, dma_addr_t dst,
 		return -EIO;
 
 	return 0;
+}
+
+static int epf_test_dma_copy(struct dma_chan *chan, dma_addr_t dst,
+			     dma_addr_t src, size_t len)
+{
+	return epf_test_dma_run(chan,
+				dmaengine_prep_dma_memcpy(chan, dst, src, len,
+							  DMA_PREP_INTERRUPT |
+							  DMA_CTRL_ACK));
+}
+
+/* Move data between a local buffer and host address @host, privately. */
+static int epf_test_dma_slave(struct dma_chan *chan, void *buf, size_t len,
+			      u64 host, enum dma_transfer_direction dir)
+{
+	struct dma_slave_config cfg = { .direction = dir };
+	struct device *dev = chan->device->dev;
+	enum dma_data_direction map = dir == DMA_DEV_TO_MEM ?
+				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	dma_addr_t local;
+	int ret;
+
+	if (dir == DMA_DEV_TO_MEM)
+		cfg.src_addr = host;
+	else
+		cfg.dst_addr = host;
+
+	local = dma_map_single(dev, buf, len, map);
+	if (dma_mapping_error(dev, local))
+		return -ENOMEM;
+
+	ret = dmaengine_slave_config(chan, &cfg);
+	if (!ret)
+		ret = epf_test_dma_run(chan,
+				       dmaengine_prep_slave_single(chan, local,
+								   len, dir,
+								   DMA_PREP_INTERRUPT |
+								   DMA_CTRL_ACK));
+
+	dma_unmap_single(dev, local, len, map);
+
+	return ret;
 }
 
 /* Move data between a local buffer and the host, through the DMA engine. */
@@ -342,7 +450,10 @@ static int epf_test_pull(struct epf_test *t, struct epf_test_xfer *x,
 	ktime_t start = ktime_get();
 	int ret = 0;
 
-	if (x->dma)
+	if (x->dma && t->rx)
+		ret = epf_test_dma_slave(t->rx, buf, x->len, x->src,
+					 DMA_DEV_TO_MEM);
+	else if (x->dma)
 		ret = epf_test_dma_local(t->dma, buf, x->len,
 					 epf_test_window_bus(w),
 					 DMA_FROM_DEVICE);
@@ -360,7 +471,10 @@ static int epf_test_push(struct epf_test *t, struct epf_test_xfer *x,
 	ktime_t start = ktime_get();
 	int ret = 0;
 
-	if (x->dma)
+	if (x->dma && t->tx)
+		ret = epf_test_dma_slave(t->tx, buf, x->len, x->dst,
+					 DMA_MEM_TO_DEV);
+	else if (x->dma)
 		ret = epf_test_dma_local(t->dma, buf, x->len,
 					 epf_test_window_bus(w), DMA_TO_DEVICE);
 	else
@@ -623,7 +737,7 @@ static void epf_test_transfer(struct epf_test *t,
 	 */
 	if (!x.len)
 		ret = -EINVAL;
-	else if (x.dma && !epf_test_dma_chan(t))
+	else if (x.dma && !epf_test_dma_chans(t))
 		ret = -ENODEV;
 	else
 		ret = op->run(t, &x);
@@ -1007,11 +1121,7 @@ static void epf_test_unbind(struct pci_epf *epf)
 	 */
 	cancel_delayed_work_sync(&t->poll);
 
-	if (t->dma) {
-		dma_release_channel(t->dma);
-		t->dma = NULL;
-	}
-
+	epf_test_dma_release(t);
 	epf_test_free_bars(t);
 }
 
