@@ -478,6 +478,18 @@ class Rig:
                            f"{self.server.returncode}")
         return self.server
 
+    def kill_server(self):
+        """Kill the link server at once, as a crashed process would die."""
+        _end(self.server, signal.SIGKILL, f"{self.name}: link server "
+             f"(see {self.name}-server.log)")
+        self.server = None
+
+    def server_log(self):
+        """What the link server has logged so far."""
+        path = os.path.join(self.logdir, f"{self.name}-server.log")
+        with open(path, errors="replace") as f:
+            return f.read()
+
     def server_command(self, cmd, timeout=5):
         """Send one command to the server's control socket; its answer line.
 

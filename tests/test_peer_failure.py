@@ -17,14 +17,21 @@
     onto its RAM mapped (pci-epf-test's stall_next_ms hook): the endpoint
     parks the mapping at link down, and the write it makes afterwards
     does not reach the root complex's RAM file.
+(d) The root complex's QEMU is killed while the link server's DMA engine
+    holds a transfer into its RAM (the server's dma-stall hook): the
+    endpoint's transfer completes with an error, nothing reaches the dead
+    root complex's RAM, and a new root complex passes DMA tests.
+(e) The link server is killed during such a transfer: the endpoint's
+    transfer ends with an error within its timeouts (the DMA timeout,
+    then the channel's stop), the endpoint stays usable and quiet.
 Cases (a) and (b) run several times.
 """
 
 import re
 
-from vlinkrig import Rig
+from vlinkrig import Rig, wait_until
 from vlinktest import KERNEL_TROUBLE, QUIET_LINES, Abort, check_consoles
-from test_endpoint import shell_ok, wait_probed
+from test_endpoint import bind, shell_ok, wait_probed
 
 ROUNDS = 3
 DOWN_TIMEOUT = 30
@@ -187,6 +194,92 @@ def root_complex_dies_under_window(r, rig, ep, rc, n):
     return new_root_complex(r, rig, ep, name, f"rc-window-{n}", mark)
 
 
+DMA_BYTES = 65536
+# The EP's DMA wait (5 s), then its channel's stop (2 s), with room.
+DMA_GIVE_UP = 30
+STALLING = (r"dma: ring \d+: stalling \d+ ms before a copy of (\d+) bytes "
+            r"to (ep|rc) (0x[0-9a-f]+)")
+
+
+def dma_stalled(r, rig, ep, rc, flag, name):
+    """Arm the server's stall, start a DMA pcitest on the RC; the stalled
+    copy's (RAM, offset), once the engine holds it."""
+    reply = rig.server_command("dma-stall 60000")
+    r.record(f"{name}: the server takes dma-stall", reply.startswith("ok"),
+             reply)
+    # In the background: the stock host driver waits for its interrupt
+    # without a timeout, and the RC's shell must still answer after.
+    shell_ok(rc, f"(pcitest -d {flag} -s {DMA_BYTES} > /tmp/dma.out 2>&1 &)")
+    m = r.step(f"{name}: the server's engine holds the transfer",
+               wait_until, lambda: re.search(STALLING, rig.server_log()),
+               60, "the server to log 'stalling ... (dma-stall)'")
+    return m.group(2), int(m.group(3), 16), int(m.group(1))
+
+
+def ram_at(rig, role, off, size):
+    with open(rig.ram_file(role), "rb") as f:
+        f.seek(off)
+        return f.read(size)
+
+
+def dma_host_passes(rc):
+    for flag, op in (("-w", "WRITE"), ("-r", "READ"), ("-c", "COPY")):
+        out = shell_ok(rc, f"pcitest -d {flag} -s 1048576", 120)
+        assert re.search(rf"{op}.*OKAY", out), out
+
+
+def root_complex_dies_mid_dma(r, rig, ep, rc):
+    name = "RC killed mid-DMA"
+    mark = ep.mark()
+    # pcitest -r: the endpoint WRITEs into the host's buffer.
+    ram, off, size = dma_stalled(r, rig, ep, rc, "-r", name)
+    r.record(f"{name}: the stalled copy writes {DMA_BYTES} bytes of the "
+             "RC's RAM", (ram, size) == ("rc", DMA_BYTES), f"{ram} {size}")
+    before = ram_at(rig, "rc", off, size)
+    rc.kill()
+    r.step(f"{name}: the EP's transfer fails", ep.expect,
+           rf"pci_epf_test \S+: WRITE {DMA_BYTES} bytes FAILED",
+           DMA_GIVE_UP, "the endpoint's DMA write to fail", since=mark)
+    r.record(f"{name}: nothing reached the dead RC's RAM",
+             ram_at(rig, "rc", off, size) == before,
+             f"RC RAM at {off:#x} changed after the RC died")
+    r.no_trouble(f"{name}: EP kernel log clean", ep, mark)
+    rc2 = new_root_complex(r, rig, ep, name, "rc-dma", mark)
+    r.step(f"{name}: the new RC passes DMA tests", dma_host_passes, rc2)
+    return rc2
+
+
+def server_dies_mid_dma(r, rig, ep, rc):
+    name = "server killed mid-DMA"
+    mark = ep.mark()
+    # pcitest -w: the endpoint READs the host's buffer.
+    dma_stalled(r, rig, ep, rc, "-w", name)
+    rig.kill_server()
+    r.step(f"{name}: the EP's transfer fails", ep.expect,
+           rf"pci_epf_test \S+: READ {DMA_BYTES} bytes FAILED",
+           DMA_GIVE_UP, "the endpoint's DMA read to fail", since=mark)
+    r.step(f"{name}: the EP gives the ring up", ep.expect,
+           r"DMA channel \d+: the link server did not stop the ring",
+           DMA_GIVE_UP, "the endpoint to give up the stuck ring",
+           since=mark)
+    status, _ = ep.run("true", 30)
+    r.record(f"{name}: EP shell answers", status == 0, f"exit {status}")
+    r.no_trouble(f"{name}: EP kernel log clean", ep, mark)
+
+
+def dma_death(results, build):
+    """(d) and (e): peers that die while the server's engine copies."""
+    with Rig(build, name="dmadeath", control=True) as rig:
+        try:
+            ep, rc = rig.start_pair()
+            results.step("DMA peer death: bind", bind, ep, rc)
+            rc = root_complex_dies_mid_dma(results, rig, ep, rc)
+            server_dies_mid_dma(results, rig, ep, rc)
+        except Abort:
+            pass
+        check_consoles(results, rig, "DMA peer death")
+
+
 def run(results, build):
     with Rig(build, name="peerfail") as rig:
         try:
@@ -204,3 +297,4 @@ def run(results, build):
         # The first RC is the one that sees the endpoints killed.
         check_consoles(results, rig, "peer failure",
                        known={"rc": ENDPOINT_DIED})
+    dma_death(results, build)

@@ -382,8 +382,9 @@ static int dma_stall(struct dma_ring *r, const struct dma_desc *d)
 
 	if (!ms)
 		return ret;
-	vlog("dma: ring %d: stalling %u ms before a copy of %u bytes (dma-stall)",
-	     r->index, ms, d->len);
+	vlog("dma: ring %d: stalling %u ms before a copy of %u bytes to %s %#llx (dma-stall)",
+	     r->index, ms, d->len, ram_name(d->dst_ram),
+	     (unsigned long long)d->dst);
 	for (waited = 0; waited < ms; waited += DMA_STALL_STEP_MS) {
 		ret = dma_may_go_on(r, d);
 		if (ret != VLINK_DMA_DONE)
