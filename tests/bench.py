@@ -19,6 +19,14 @@ Boots the endpoint and root-complex guests once, binds pci_epf_test
              copies) in the same boot: the rate a shared-memory link could
              reach; ratio = transfer rate / memcpy rate.  A CPU COPY moves
              the data twice (host to endpoint to host).
+  engines    DMA runs twice: on the link server's engine (path "DMA",
+             the server copies between the guests' RAM files) and, in a
+             second boot whose server has no RAM files, on the endpoint's
+             in-guest fallback (path "DMA-ep-cpu", a worker on its vCPU).
+             The server logs its own host memcpy rate at start ("host
+             memcpy ... MB/s"): the physical ceiling of any copy here.
+  fixed cost the time of one 1 KiB transfer (1 KiB / its rate) per path,
+             next to the doorbell round trip (ratio = cost / round trip).
   interrupts /sys/kernel/debug/vlink/<dev>/rtt on the endpoint: "irq N"
              (pending bit + IRQ doorbell, the MSI path, answered by the
              root complex's dispatcher) and "doorbell N" (bare ping/pong),
@@ -56,7 +64,10 @@ SIZES = (1 << 10, 64 << 10, 1 << 20, (4 << 20) - 4096)
 # host op as pcitest names it, its flag, the endpoint's name for it
 OPS = (("read", "-r", "WRITE"), ("write", "-w", "READ"),
        ("copy", "-c", "COPY"))
-PATHS = (("CPU", ""), ("DMA", "-d "))
+# path name, pcitest flag, how the endpoint's log names it
+PATHS = (("CPU", "", "CPU"), ("DMA", "-d ", "DMA"))
+FALLBACK_PATHS = (("DMA-ep-cpu", "-d ", "DMA"),)
+HOST_MEMCPY = r"host memcpy (\d+) bytes: ([\d.]+) MB/s"
 BIND = "vlink-epf up t0 -m 32 -x 2048"
 USERSPACE = r"vlink-init: \w+ guest userspace up"
 PROBE = r"pci-endpoint-test \S+:"
@@ -197,10 +208,10 @@ class Bench:
 
     # -- transfers --------------------------------------------------------
 
-    def transfers(self, ep, rc):
+    def transfers(self, ep, rc, paths):
         runs = self.args.runs
         for op, flag, ep_op in OPS:
-            for path, dflag in PATHS:
+            for path, dflag, logged in paths:
                 for size in SIZES:
                     since = ep.mark()
                     timings = timed_loop(
@@ -209,7 +220,8 @@ class Bench:
                     rates, failed = [], []
                     rx = re.compile(
                         rf"pci_epf_test \S+: {ep_op} {size} bytes "
-                        rf"(?:ok, ([\d.]+) MB/s|FAILED \((-?\d+)\)), {path}")
+                        rf"(?:ok, ([\d.]+) MB/s|FAILED \((-?\d+)\)), "
+                        rf"{logged}")
                     for _ in range(runs):
                         m = ep.expect(rx.pattern, 30,
                                       f"the EP's {ep_op} {size} {path} line",
@@ -232,6 +244,29 @@ class Bench:
                     self.add(f"{op}_wall", size, path,
                              statistics.median(t[0] for t in timings) * 1e3,
                              "ms")
+
+    def host_memcpy(self, rig):
+        """The server's own memcpy rate, from its log: the ceiling."""
+        path = os.path.join(rig.logdir, f"{rig.name}-server.log")
+        with open(path, errors="replace") as f:
+            m = re.search(HOST_MEMCPY, f.read())
+        if not m:
+            self.notes.append(f"no /{HOST_MEMCPY}/ line in {path}")
+            return
+        self.add("host_memcpy", int(m.group(1)), "server", float(m.group(2)),
+                 "MB/s")
+
+    def fixed_cost(self):
+        """One 1 KiB transfer's time per path, against a doorbell trip."""
+        rtt = self.row("doorbell_rtt_median", "", None)
+        size = SIZES[0]
+        for op, _, _ in OPS:
+            for path, _, _ in PATHS + FALLBACK_PATHS:
+                r = self.row(op, size, path)
+                if r and r["value"]:
+                    self.add(f"{op}_fixed_cost", size, path,
+                             size / r["value"], "us",
+                             rtt and rtt["value"])
 
     # -- interrupts -------------------------------------------------------
 
@@ -284,8 +319,10 @@ class Bench:
     # -- output -----------------------------------------------------------
 
     def row(self, metric, size, path):
+        """The figure; path None matches any."""
         for r in self.rows:
-            if (r["metric"], r["size"], r["path"]) == (metric, size, path):
+            if (r["metric"], r["size"]) == (metric, size) and \
+                    path in (None, r["path"]):
                 return r
         return None
 
@@ -309,7 +346,7 @@ class Bench:
         runs = self.args.runs
         lines = []
         for op, _, ep_op in OPS:
-            for path, _ in PATHS:
+            for path, _, _ in PATHS + FALLBACK_PATHS:
                 for size in SIZES:
                     r = self.row(op, size, path)
                     w = self.row(f"{op}_wall", size, path)
@@ -325,6 +362,26 @@ class Bench:
               "it; ceiling = memcpy on the endpoint guest)",
               ("host op (EP op)", "size", "path", "rate MB/s",
                "memcpy MB/s", "ratio", "pcitest wall ms"), lines, left=3)
+
+        lines = []
+        for op, _, ep_op in OPS:
+            for path, _, _ in PATHS + FALLBACK_PATHS:
+                r = self.row(f"{op}_fixed_cost", SIZES[0], path)
+                if r:
+                    lines.append((f"{op} ({ep_op})", path,
+                                  fmt(r["value"], ".1f"),
+                                  fmt(r["ceiling"], ".1f"),
+                                  fmt(r["ratio"], ".2f")))
+        if lines:
+            table(f"Fixed cost: one {size_name(SIZES[0])} transfer",
+                  ("host op (EP op)", "path", "us", "doorbell rtt us",
+                   "ratio"), lines, left=2)
+        r = next((x for x in self.rows if x["metric"] == "host_memcpy"),
+                 None)
+        if r:
+            print(f"\nHost memcpy in the link server ({size_name(r['size'])}"
+                  f"): {r['value']:.1f} MB/s: the physical ceiling",
+                  file=out)
 
         lines = []
         for kind, label in (("doorbell_rtt", "doorbell round trip (debugfs)"),
@@ -403,10 +460,20 @@ def main():
     try:
         with Rig(args.build, name=args.name) as rig:
             ep, rc = bench.boot(rig)
+            bench.host_memcpy(rig)
             bench.memcpy_ceiling(ep)
-            bench.transfers(ep, rc)
+            bench.transfers(ep, rc, PATHS)
             bench.rtt(ep)
             bench.msi_host(rc)
+        with Rig(args.build, name=f"{args.name}-ep-cpu",
+                 server_dma=False) as rig:
+            ep, rc = rig.start_pair()
+            shell(ep, BIND)
+            shell(rc, "for i in $(seq 100); do "
+                  "[ -e /dev/pci-endpoint-test.0 ] && break; sleep 0.1; "
+                  "done; [ -e /dev/pci-endpoint-test.0 ]")
+            bench.transfers(ep, rc, FALLBACK_PATHS)
+        bench.fixed_cost()
     except (RigError, OSError) as e:
         print(f"bench: the rig failed: {e} (consoles in "
               f"{os.path.join(args.build, 'logs')})", file=sys.stderr)
