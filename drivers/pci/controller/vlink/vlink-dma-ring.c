@@ -87,19 +87,6 @@ static int vlink_dma_host(struct vlink_dma *dma, u64 pci, size_t len,
 	return 0;
 }
 
-/* Every page of the range is RAM of ours. */
-static bool vlink_dma_is_ram(dma_addr_t addr, size_t len)
-{
-	unsigned long pfn;
-
-	if (!len || addr + len - 1 < addr)
-		return false;
-	for (pfn = PHYS_PFN(addr); pfn <= PHYS_PFN(addr + len - 1); pfn++)
-		if (!pfn_valid(pfn))
-			return false;
-	return true;
-}
-
 /* One of our bus addresses as (RAM, offset): @src picks the side. */
 static int vlink_dma_locate(struct vlink_dma *dma, dma_addr_t addr,
 			    size_t len, struct vlink_dma_seg *s, bool src)
@@ -112,7 +99,7 @@ static int vlink_dma_locate(struct vlink_dma *dma, dma_addr_t addr,
 		ret = vlink_ob_resolve(ob, addr, len, &pci);
 		return ret ?: vlink_dma_host(dma, pci, len, s, src);
 	}
-	if (!vlink_dma_is_ram(addr, len) || addr < dma->ram_base)
+	if (!vlink_dma_in_ram(addr, len, false) || addr < dma->ram_base)
 		return -EFAULT;
 	if (src) {
 		s->src = addr - dma->ram_base;

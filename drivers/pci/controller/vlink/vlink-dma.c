@@ -58,8 +58,15 @@ static bool vlink_dma_in_window(struct vlink_dma *dma, dma_addr_t addr,
 	       len <= ob->size - (addr - ob->phys);
 }
 
-/* Every page of the range is lowmem RAM: the linear map covers it whole. */
-static bool vlink_dma_in_ram(dma_addr_t addr, size_t len)
+/**
+ * vlink_dma_in_ram() - whether a bus address range is RAM of ours
+ * @addr: start
+ * @len: bytes
+ * @lowmem: and the linear map covers it whole (the CPU copies it)
+ *
+ * Return: true if every page of the range is.
+ */
+bool vlink_dma_in_ram(dma_addr_t addr, size_t len, bool lowmem)
 {
 	unsigned long pfn, last;
 
@@ -67,7 +74,8 @@ static bool vlink_dma_in_ram(dma_addr_t addr, size_t len)
 		return false;
 	last = PHYS_PFN(addr + len - 1);
 	for (pfn = PHYS_PFN(addr); pfn <= last; pfn++)
-		if (!pfn_valid(pfn) || PageHighMem(pfn_to_page(pfn)))
+		if (!pfn_valid(pfn) ||
+		    (lowmem && PageHighMem(pfn_to_page(pfn))))
 			return false;
 	return true;
 }
@@ -77,7 +85,7 @@ static void *vlink_dma_cpu_addr(struct vlink_dma *dma, dma_addr_t addr,
 {
 	if (vlink_dma_in_window(dma, addr, len))
 		return (void __force *)dma->ob->virt + (addr - dma->ob->phys);
-	if (vlink_dma_in_ram(addr, len))
+	if (vlink_dma_in_ram(addr, len, true))
 		return phys_to_virt(addr);
 	return NULL;
 }

@@ -139,6 +139,7 @@ void vlink_dma_irq(struct vlink_dma *dma);
 
 /* Shared by the two engines (vlink-dma.c) */
 struct vlink_dma_chan *to_vlink_chan(struct dma_chan *chan);
+bool vlink_dma_in_ram(dma_addr_t addr, size_t len, bool lowmem);
 struct vlink_dma_desc *vlink_dma_alloc_desc(struct vlink_dma_chan *ch,
 					    unsigned int nr_segs,
 					    unsigned long flags);
