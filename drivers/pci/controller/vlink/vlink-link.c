@@ -95,12 +95,14 @@ void vlink_kick(struct vlink *vl)
  * injection) by clearing its present flag alone: then neither side has a
  * peer, so our own flag counts as much as the peer's.
  *
- * Return: true when the server sees both roles connected and the peer's
- * driver has announced itself.
+ * Return: true when we and the peer have both announced ourselves and the
+ * server sees both roles connected.
  */
 bool vlink_peer_alive(struct vlink *vl)
 {
-	return vlink_rd32(&vl->hdr->present[vl->role]) &&
+	/* Pairs with vlink_announce(): our fields are out before the flag. */
+	return smp_load_acquire(&vl->announced) &&
+	       vlink_rd32(&vl->hdr->present[vl->role]) &&
 	       vlink_rd32(&vl->hdr->present[vl->peer]) &&
 	       vlink_rd32(&vl->other->state) == VLINK_STATE_ALIVE;
 }
@@ -481,6 +483,7 @@ void vlink_stop(struct vlink *vl)
 	if (stopped)
 		return;
 
+	WRITE_ONCE(vl->announced, false);
 	vlink_wr32(&vl->self->state, VLINK_STATE_OFF);
 	vlink_ring(vl, VLINK_VEC_LINK);
 	while (vl->doorbells) {
@@ -513,6 +516,8 @@ static void vlink_announce(struct vlink *vl)
 	/* Everything above is in place before we say we are alive. */
 	wmb();
 	vlink_wr32(&self->state, VLINK_STATE_ALIVE);
+	/* Pairs with vlink_peer_alive(). */
+	smp_store_release(&vl->announced, true);
 	vlink_ring(vl, VLINK_VEC_LINK);
 }
 

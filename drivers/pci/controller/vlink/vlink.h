@@ -102,6 +102,8 @@ struct vlink_ops {
  * @test_work: pattern and round-trip self test after the peer came up
  * @pong: completed by the peer's answer to a ping
  * @scratch: page the peer fills with a pattern through its window
+ * @announced: our boot id and scratch page are published: until then a
+ *	doorbell must not make us judge the peer against stale fields of ours
  * @peer_boot_id: boot id of the peer we last saw alive, 0 if none
  * @peer_ups: how many times the peer came up: names a stretch of link
  * @pattern_checked: the peer's pattern in @scratch was checked
@@ -134,6 +136,7 @@ struct vlink {
 	struct work_struct test_work;
 	struct completion pong;
 	struct page *scratch;
+	bool announced;
 	u32 peer_boot_id;
 	u32 peer_ups;
 	bool pattern_checked;
