@@ -100,9 +100,14 @@ guests: server
 	@[ $(RC_ARCH) = $(EP_ARCH) ] || \
 		$(MAKE) -s -C $(REPO) $(GUEST_GOALS) ARCH=$(RC_ARCH)
 
+# What `make run` builds: pair, or rc-2ep (one root complex, two
+# endpoints; qemu/vlinkrig.py: TOPOLOGIES).
+TOPOLOGY ?= pair
+
 run: guests
 	@VLINK_EP_ARCH=$(EP_ARCH) VLINK_RC_ARCH=$(RC_ARCH) VLINK_BOOT=$(BOOT) \
-		$(PYTHON) $(REPO)/qemu/vlink-run.py --build $(B)
+		$(PYTHON) $(REPO)/qemu/vlink-run.py --build $(B) \
+		--topology $(TOPOLOGY)
 
 # The guest suites run on the normal kernel and again on the debug kernel
 # (kernel/debug.config), which must stay silent; the core suites also on

@@ -9,18 +9,23 @@ summary.
   vlink-run.py --build build --shell ep   ... then an interactive shell on
                                           the EP console (rc: same on RC);
                                           Ctrl-A x quits QEMU
+  vlink-run.py --build build --topology rc-2ep
+                                          the same with two endpoint
+                                          guests (ep0, ep1) on one root
+                                          complex, pcitest.sh on each
 
 Everything started is torn down on exit, on error and on Ctrl-C.
 """
 
 import argparse
 import os
+import re
 import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from vlinkrig import Rig, RigError  # noqa: E402
+from vlinkrig import TOPOLOGIES, Rig, RigError, pcitest_sh_on  # noqa: E402
 
 DRIVER = {"ep": "vlink-ep", "rc": "vlink-rc"}
 
@@ -33,33 +38,56 @@ def summary_line(guest, pattern, what, timeout=60):
         return False, str(e)
 
 
-def bind_and_test(ep, rc):
-    """Bind pci_epf_test on the EP, let the stock host side judge it."""
+def link_device(guest, link):
+    """The PCI name of a guest's link device for one of its links: the
+    k-th of them sits in slot 1 + 2k (vlinkrig.TOPOLOGIES)."""
+    k = [i for i, _ in guest.links].index(link)
+    return f"0000:00:{1 + 2 * k:02x}.0"
+
+
+def link_rows(guest, link):
+    """The link's handshake, as one of its two guests saw it."""
+    d = DRIVER[guest.role] + " " + link_device(guest, link)
     rows = []
+    for what, pattern, waited in (
+            ("peer up", r": peer .* up.*", "the peer to come up"),
+            ("RAM window", r": test pattern from the peer: .*",
+             "the peer's test pattern"),
+            ("doorbells", r": doorbell round trip: .*",
+             "the doorbell round trip")):
+        rows.append((guest.guest, what, *summary_line(
+            guest, re.escape(d) + pattern, f"{d}: {waited}")))
+    return rows
+
+
+def bind_and_test(ep, rc, link, n):
+    """Bind pci_epf_test on an EP, let the stock host side judge it: the
+    stock pcitest.sh on the RC's n-th host device."""
+    rows = []
+    dev = f"/dev/pci-endpoint-test.{n}"
     mark = rc.mark()
     status, out = ep.run("vlink-epf up t0 -m 32 -x 2048")
-    rows.append(("ep", "bind", status == 0,
+    rows.append((ep.guest, "bind", status == 0,
                  "pci_epf_test 104c:b500 bound and started" if status == 0
                  else out.strip()))
     if status:
         return rows
-    rows.append(("rc", "enumerate", *summary_line(
-        rc, r"vlink-rc \S+: endpoint started.*", "the RC to enumerate")))
+    rows.append((rc.guest, "enumerate", *summary_line(
+        rc, re.escape(f"vlink-rc {link_device(rc, link)}") +
+        r": endpoint started.*", "the RC to enumerate")))
     try:
         rc.expect(r"pci-endpoint-test \S+:|pci_endpoint_test", 5,
                   "the host driver", since=mark)
     except RigError:
         pass
-    status, out = rc.run("for i in $(seq 100); do "
-                         "[ -e /dev/pci-endpoint-test.0 ] && break; "
-                         "sleep 0.1; done; vlink-pcishow; "
-                         "ls /dev/pci-endpoint-test.0")
-    rows.append(("rc", "host driver", status == 0,
-                 "/dev/pci-endpoint-test.0" if status == 0 else out.strip()))
-    status, out = rc.run("pcitest.sh", 900)
+    status, out = rc.run(f"for i in $(seq 100); do [ -e {dev} ] && break; "
+                         f"sleep 0.1; done; vlink-pcishow; ls {dev}")
+    rows.append((rc.guest, "host driver", status == 0,
+                 dev if status == 0 else out.strip()))
+    status, out = rc.run(pcitest_sh_on(n), 900)
     okay = out.count("\tOKAY")
     bad = out.count("NOT OKAY")
-    rows.append(("rc", "pcitest.sh", status == 0 and okay and not bad,
+    rows.append((rc.guest, f"pcitest.sh {n}", status == 0 and okay and not bad,
                  f"{okay} OKAY, {bad} NOT OKAY"))
     return rows
 
@@ -70,9 +98,15 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--name", default="run",
                     help="names the run's sockets, RAM files and logs")
-    ap.add_argument("--shell", choices=("ep", "rc"),
-                    help="stay in an interactive shell on this guest")
+    ap.add_argument("--topology", choices=TOPOLOGIES, default="pair",
+                    help="the guests and links to build")
+    ap.add_argument("--shell",
+                    help="stay in an interactive shell on this guest "
+                    "(a pair's: ep or rc)")
     args = ap.parse_args()
+    topology = TOPOLOGIES[args.topology]
+    if args.shell and args.shell not in topology["guests"]:
+        ap.error(f"--shell: the guests are {', '.join(topology['guests'])}")
 
     # Ctrl-C and SIGTERM unwind through the rig's teardown.  SIGINT is
     # set explicitly: a shell that starts us in the background without job
@@ -80,37 +114,33 @@ def main():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(130))
     rows = []
-    with Rig(args.build, name=args.name) as rig:
+    with Rig(args.build, name=args.name, topology=args.topology) as rig:
         rig.start_server()
         guests = {}
-        for role in ("ep", "rc"):
-            if role == args.shell:
+        for name in topology["guests"]:
+            if name == args.shell:
                 continue
-            guests[role] = rig.start_guest(role, echo=True)
+            guests[name] = rig.start_guest(name, echo=True)
         if args.shell:
             print(f"vlink: interactive {args.shell} console; Ctrl-A x quits")
             shell = rig.start_guest(args.shell, interactive=True)
             shell.proc.wait()
             return 0
-        for role, g in guests.items():
+        for g in guests.values():
             g.wait_shell()
-        for role, g in guests.items():
-            d = DRIVER[role]
-            rows.append((role, "peer up", *summary_line(
-                g, d + r" \S+: peer .* up.*", "the peer to come up")))
-            rows.append((role, "RAM window", *summary_line(
-                g, d + r" \S+: test pattern from the peer: .*",
-                "the peer's test pattern")))
-            rows.append((role, "doorbells", *summary_line(
-                g, d + r" \S+: doorbell round trip: .*",
-                "the doorbell round trip")))
-        rows += bind_and_test(guests["ep"], guests["rc"])
+        for link, (ep, rc) in enumerate(topology["links"]):
+            rows += link_rows(guests[ep], link) + link_rows(guests[rc], link)
+        # An RC's host devices come in the order its endpoints are bound.
+        bound = {}
+        for link, (ep, rc) in enumerate(topology["links"]):
+            n = bound[rc] = bound.get(rc, -1) + 1
+            rows += bind_and_test(guests[ep], guests[rc], link, n)
 
     print("\n==== vlink summary ====")
     failed = 0
-    for role, what, ok, text in rows:
+    for guest, what, ok, text in rows:
         failed += not ok
-        print(f"  {role}  {what:<12} {'OK  ' if ok else 'FAIL'} {text}")
+        print(f"  {guest:<4} {what:<13} {'OK  ' if ok else 'FAIL'} {text}")
     print(f"  logs: {os.path.join(os.path.abspath(args.build), 'logs')}")
     return 1 if failed else 0
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The vlink rig: the link server and two QEMU guests joined by it.
+"""The vlink rig: QEMU guests joined by links, a link server for each.
 
 Used by `make run` (qemu/vlink-run.py) and by the tests.  Every process the
 rig starts is killed when the rig stops, when the Python process exits, and
@@ -24,7 +24,18 @@ import time
 PR_SET_PDEATHSIG = 1
 RAM_MB = 256
 ROLES = ("ep", "rc")
-PEER = {"ep": "rc", "rc": "ep"}
+# What the rig builds: each guest's role and device tree
+# (build/<arch>/dtb/<tree>.dtb), and the links, each an (endpoint guest,
+# root-complex guest) pair.  A guest's links take its PCI slots in the
+# order given here, as its tree describes them: the k-th link device in
+# slot 1 + 2k, the window onto that link's peer's RAM in slot 2 + 2k.
+TOPOLOGIES = {
+    "pair": {"guests": {"ep": ("ep", "ep"), "rc": ("rc", "rc")},
+             "links": (("ep", "rc"),)},
+    "rc-2ep": {"guests": {"ep0": ("ep", "ep"), "ep1": ("ep", "ep"),
+                          "rc": ("rc", "rc-2ep")},
+               "links": (("ep0", "rc"), ("ep1", "rc"))},
+}
 # The guests' architectures: QEMU, CPU and the image kbuild makes.  The
 # machine options must match scripts/mkdtbs.sh.  Each architecture's guest
 # files are in build/<arch>/.
@@ -56,10 +67,10 @@ CONSOLE_TAIL = 25
 RAM_DIR = os.environ.get("VLINK_RAM_DIR", "/dev/shm")
 
 
-def ram_path(rundir, pid, role):
-    """The RAM file of role for the rig of process pid on rundir."""
+def ram_path(rundir, pid, guest):
+    """The RAM file of a guest of the rig of process pid on rundir."""
     key = hashlib.sha1(rundir.encode()).hexdigest()[:12]
-    return os.path.join(RAM_DIR, f"vlink-{pid}-{key}-{role}-ram")
+    return os.path.join(RAM_DIR, f"vlink-{pid}-{key}-{guest}-ram")
 
 
 def ram_files(rundir):
@@ -86,6 +97,20 @@ def sweep_ram_files():
                 os.unlink(path)
             except OSError:
                 pass
+
+
+def pcitest_sh_on(n):
+    """A shell command that runs the stock pcitest.sh on the root
+    complex's n-th host device, /dev/pci-endpoint-test.n.
+
+    pcitest.sh runs `pcitest` from PATH, which opens the first device: a
+    wrapper first in PATH gives the stock tool its own -D option.
+    """
+    wrapper = (rf'#!/bin/sh\nexec /usr/bin/pcitest '
+               rf'-D /dev/pci-endpoint-test.{n} "$@"\n')
+    return (f"mkdir -p /tmp/dev{n} && printf '{wrapper}' > /tmp/dev{n}/pcitest"
+            f" && chmod +x /tmp/dev{n}/pcitest && "
+            f"PATH=/tmp/dev{n}:$PATH pcitest.sh")
 
 
 class RigError(Exception):
@@ -165,10 +190,15 @@ _STATUS = r"(\d)" + _INSERTED + (r"(\d)?" + _INSERTED) * 2 + "@"
 class Guest:
     """One QEMU guest, its console and its log."""
 
-    def __init__(self, rig, role, name, interactive=False, echo=False):
+    def __init__(self, rig, guest, name, interactive=False, echo=False):
         self.rig = rig
-        self.role = role
-        self.arch = rig.arches[role]
+        self.guest = guest
+        self.role, self.tree = rig.topology["guests"][guest]
+        # (link index, its peer guest) for each of our links, in slot order.
+        self.links = [(i, rc if guest == ep else ep)
+                      for i, (ep, rc) in enumerate(rig.topology["links"])
+                      if guest in (ep, rc)]
+        self.arch = rig.arches[self.role]
         self.files = os.path.join(rig.build, self.arch)
         self.name = name
         self.interactive = interactive
@@ -186,7 +216,6 @@ class Guest:
 
     def qemu_args(self):
         r = self.rig
-        peer = PEER[self.role]
         mem = f"{r.ram_mb}M"
         if self.interactive:
             console = ["-chardev", f"stdio,id=con,mux=on,signal=on,"
@@ -197,18 +226,23 @@ class Guest:
                        "server=on,wait=on",
                        "-serial", "chardev:con", "-monitor", "none"]
         arch = ARCHES[self.arch]
+        peers, links = [], []
+        for k, (i, peer) in enumerate(self.links):
+            peers += ["-object", f"memory-backend-file,id=peer{k},size={mem},"
+                                 f"mem-path={r.ram_file(peer)},share=on"]
+            links += ["-chardev", f"socket,id=link{k},"
+                                  f"path={r.link_socket(i, self.role)}",
+                      "-device", f"ivshmem-doorbell,chardev=link{k},"
+                                 f"vectors=5,addr={1 + 2 * k}",
+                      "-device", f"ivshmem-plain,memdev=peer{k},"
+                                 f"addr={2 + 2 * k}"]
         return [
             arch["qemu"],
             "-M", f"{MACHINE},memory-backend=ram",
             "-cpu", arch["cpu"], "-smp", "1", "-m", mem,
             "-object", f"memory-backend-file,id=ram,size={mem},"
-                       f"mem-path={r.ram_file(self.role)},share=on",
-            "-object", f"memory-backend-file,id=peer,size={mem},"
-                       f"mem-path={r.ram_file(peer)},share=on",
-        ] + self.boot_args(arch) + [
-            "-chardev", f"socket,id=link,path={r.link_socket(self.role)}",
-            "-device", "ivshmem-doorbell,chardev=link,vectors=5,addr=1",
-            "-device", "ivshmem-plain,memdev=peer,addr=2",
+                       f"mem-path={r.ram_file(self.guest)},share=on",
+        ] + peers + self.boot_args(arch) + links + [
             "-nic", "none", "-display", "none", "-no-reboot",
         ] + console
 
@@ -224,7 +258,7 @@ class Guest:
         return [
             "-kernel", os.path.join(self.files, image),
             "-initrd", os.path.join(self.files, "initramfs.cpio.gz"),
-            "-dtb", os.path.join(self.files, "dtb", f"{self.role}.dtb"),
+            "-dtb", os.path.join(self.files, "dtb", f"{self.tree}.dtb"),
             "-append", f"console=ttyAMA0 panic=-1 oops=panic "
                        f"vlink.role={self.role} {r.cmdline}".strip(),
         ]
@@ -394,16 +428,22 @@ class Rig:
     """The server and the guests of one test or run."""
 
     def __init__(self, build, name="vlink", ram_mb=RAM_MB, kvariant=None,
-                 cmdline="", control=False, boot=None, server_dma=True):
+                 cmdline="", control=False, boot=None, server_dma=True,
+                 topology="pair"):
         # The suite runs on each kernel variant it is told to (debug, ...)
         # and each pairing of architectures (VLINK_EP_ARCH, VLINK_RC_ARCH).
         kvariant = kvariant or os.environ.get("VLINK_KVARIANT", "vlink")
         self.boot = boot or os.environ.get("VLINK_BOOT", "kernel")
         if self.boot not in BOOTS:
             raise RigError(f"no boot path {self.boot}: {', '.join(BOOTS)}")
-        if self.boot == "uboot" and (kvariant != "vlink" or cmdline):
-            raise RigError("the U-Boot boot disks hold the normal kernel "
-                           "and their own command line")
+        if self.boot == "uboot" and (kvariant != "vlink" or cmdline or
+                                     topology != "pair"):
+            raise RigError("the U-Boot boot disks hold the normal kernel, "
+                           "the pair's trees and their own command line")
+        if topology not in TOPOLOGIES:
+            raise RigError(f"no topology {topology}: "
+                           f"{', '.join(TOPOLOGIES)}")
+        self.topology = TOPOLOGIES[topology]
         self.arches = {role: os.environ.get(f"VLINK_{role.upper()}_ARCH",
                                             "arm") for role in ROLES}
         for role, arch in self.arches.items():
@@ -426,67 +466,88 @@ class Rig:
         self.server_dma = server_dma
         self.logdir = os.path.join(self.build, "logs")
         self.rundir = os.path.join(self.build, "run", name)
-        self.server = None
+        # The link server of each link, by the link's index.
+        self.servers = {}
         self.guests = []
         os.makedirs(self.logdir, exist_ok=True)
         os.makedirs(self.rundir, exist_ok=True)
         sweep_ram_files()
-        for role in ROLES:
-            self._make_ram(role)
+        for guest in self.topology["guests"]:
+            self._make_ram(guest)
 
-    def ram_file(self, role):
-        return ram_path(self.rundir, os.getpid(), role)
+    def ram_file(self, guest):
+        return ram_path(self.rundir, os.getpid(), guest)
 
-    def link_socket(self, role):
-        return os.path.join(self.rundir, f"{role}.sock")
+    def _link_prefix(self, link):
+        """What names the files of a link: nothing when it is the only one,
+        so a pair's names stay the same."""
+        return "" if len(self.topology["links"]) == 1 else f"link{link}-"
 
-    def _make_ram(self, role):
+    def link_socket(self, link, role):
+        return os.path.join(self.rundir,
+                            f"{self._link_prefix(link)}{role}.sock")
+
+    def _make_ram(self, guest):
         # Created for the rig and kept while it lives: a restarted guest
         # must map the same file the peer still maps.
-        with open(self.ram_file(role), "wb") as f:
+        with open(self.ram_file(guest), "wb") as f:
             f.truncate(self.ram_mb << 20)
 
     def control_socket(self):
         return os.path.join(self.rundir, "control.sock")
 
+    def _server_name(self, link):
+        return f"{self.name}-{self._link_prefix(link)}server"
+
     def start_server(self):
-        pidfile = os.path.join(self.rundir, "server.pid")
+        """The link server of every link, each ready for its guests."""
+        for link in range(len(self.topology["links"])):
+            self._start_link_server(link)
+
+    def _start_link_server(self, link):
+        prefix = self._link_prefix(link)
+        ep, rc = self.topology["links"][link]
+        pidfile = os.path.join(self.rundir, f"{prefix}server.pid")
         if os.path.exists(pidfile):
             os.unlink(pidfile)
-        log = open(os.path.join(self.logdir, f"{self.name}-server.log"), "wb")
+        name = self._server_name(link)
+        log = open(os.path.join(self.logdir, f"{name}.log"), "wb")
         args = [os.path.join(self.build, "server", "vlink-server"),
-                "--ep", self.link_socket("ep"), "--rc", self.link_socket("rc"),
-                "--monitor", os.path.join(self.rundir, "monitor.sock"),
+                "--ep", self.link_socket(link, "ep"),
+                "--rc", self.link_socket(link, "rc"),
+                "--monitor",
+                os.path.join(self.rundir, f"{prefix}monitor.sock"),
                 "--pidfile", pidfile]
         # The server's DMA engine copies between the guests' RAM files.
         if self.server_dma:
-            args += ["--ep-ram", self.ram_file("ep"),
-                     "--rc-ram", self.ram_file("rc"),
+            args += ["--ep-ram", self.ram_file(ep),
+                     "--rc-ram", self.ram_file(rc),
                      "--ram-mb", str(self.ram_mb)]
         if self.control:
+            if prefix:
+                raise RigError("fault injection is for a pair's one link")
             args += ["--control", self.control_socket()]
-        self.server = subprocess.Popen(
+        server = subprocess.Popen(
             args,
             stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             preexec_fn=_die_with_parent)
         log.close()
+        self.servers[link] = server
         wait_until(lambda: os.path.exists(pidfile) or
-                   self.server.poll() is not None, 10,
-                   "the link server to write its pidfile")
-        if self.server.poll() is not None:
-            raise RigError(f"link server exited with status "
-                           f"{self.server.returncode}")
-        return self.server
+                   server.poll() is not None, 10,
+                   f"{name} to write its pidfile")
+        if server.poll() is not None:
+            raise RigError(f"{name} exited with status {server.returncode}")
 
-    def kill_server(self):
-        """Kill the link server at once, as a crashed process would die."""
-        _end(self.server, signal.SIGKILL, f"{self.name}: link server "
-             f"(see {self.name}-server.log)")
-        self.server = None
+    def kill_server(self, link=0):
+        """Kill a link server at once, as a crashed process would die."""
+        name = self._server_name(link)
+        _end(self.servers.pop(link), signal.SIGKILL,
+             f"{name} (see {name}.log)")
 
-    def server_log(self):
-        """What the link server has logged so far."""
-        path = os.path.join(self.logdir, f"{self.name}-server.log")
+    def server_log(self, link=0):
+        """What a link server has logged so far."""
+        path = os.path.join(self.logdir, f"{self._server_name(link)}.log")
         with open(path, errors="replace") as f:
             return f.read()
 
@@ -515,11 +576,12 @@ class Rig:
                                f"the server's answer to '{cmd}'") from None
         return reply.decode(errors="replace").strip()
 
-    def start_guest(self, role, name=None, **kw):
-        """Start a guest; its logs are <rig name>-<name, default role>."""
-        guest = Guest(self, role, f"{self.name}-{name or role}", **kw)
-        self.guests.append(guest)
-        return guest.start()
+    def start_guest(self, guest, name=None, **kw):
+        """Start a guest of the topology (a pair's are named by their
+        roles); its logs are <rig name>-<name, default the guest's>."""
+        g = Guest(self, guest, f"{self.name}-{name or guest}", **kw)
+        self.guests.append(g)
+        return g.start()
 
     def start_pair(self):
         """The server, an endpoint and a root complex, both at a shell."""
@@ -533,13 +595,13 @@ class Rig:
     def stop(self):
         for g in self.guests:
             g.stop()
-        if self.server:
-            _end(self.server, signal.SIGTERM, f"{self.name}: link server "
-                 f"(see {self.name}-server.log)")
-            self.server = None
-        for role in ROLES:
+        for link, server in sorted(self.servers.items()):
+            name = self._server_name(link)
+            _end(server, signal.SIGTERM, f"{name} (see {name}.log)")
+        self.servers = {}
+        for guest in self.topology["guests"]:
             try:
-                os.unlink(self.ram_file(role))
+                os.unlink(self.ram_file(guest))
             except FileNotFoundError:
                 pass
 

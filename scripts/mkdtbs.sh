@@ -3,8 +3,8 @@
 #
 # mkdtbs.sh OUTDIR: the device trees $ARCH guests boot with.  QEMU's own
 # description of the virt board (OUTDIR/virt.dtb), with one of our overlays
-# (dts/, also kept as OUTDIR/vlink-{ep,rc}.dtbo) applied: OUTDIR/ep.dtb and
-# OUTDIR/rc.dtb.  The machine options must match the ones the rig boots
+# (dts/vlink-NAME.dtso, also kept as OUTDIR/vlink-NAME.dtbo) applied:
+# OUTDIR/NAME.dtb, e.g. ep.dtb and rc.dtb.  The machine options must match the ones the rig boots
 # with (qemu/vlinkrig.py).
 set -euo pipefail
 
@@ -24,12 +24,13 @@ inputs=$(cat "$repo"/dts/*.dtso "$0"; echo "$machine $mem"; \
 	"$qemu" --version | head -1; echo "$cpu")
 [ "$(cat "$stamp" 2>/dev/null)" = "$(echo "$inputs" | sha256sum)" ] && exit 0
 
-echo "  DTB     $ARCH virt + dts/vlink-{ep,rc}.dtso"
+echo "  DTB     $ARCH virt + dts/vlink-*.dtso"
 "$qemu" -M "$machine,dumpdtb=$out/virt.dtb" -cpu "$cpu" \
 	-m "$mem" -nic none -display none >/dev/null 2>&1
-for role in ep rc; do
-	dtc -q -@ -I dts -O dtb -o "$out/vlink-$role.dtbo" \
-		"$repo/dts/vlink-$role.dtso"
-	fdtoverlay -i "$out/virt.dtb" -o "$out/$role.dtb" "$out/vlink-$role.dtbo"
+for dtso in "$repo"/dts/vlink-*.dtso; do
+	name=$(basename "$dtso" .dtso)
+	name=${name#vlink-}
+	dtc -q -@ -I dts -O dtb -o "$out/vlink-$name.dtbo" "$dtso"
+	fdtoverlay -i "$out/virt.dtb" -o "$out/$name.dtb" "$out/vlink-$name.dtbo"
 done
 echo "$inputs" | sha256sum > "$stamp"

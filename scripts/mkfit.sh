@@ -32,7 +32,7 @@ initramfs_load=0x44000000
 fit_load=0x48000000
 cmdline="console=ttyAMA0 panic=-1 oops=panic"
 
-inputs=$( (cat "$0"; sha256sum "$kernel" "$initramfs" "$dir"/dtb/*.dtb) |
+inputs=$( (cat "$0"; sha256sum "$kernel" "$initramfs" "$dir"/dtb/{ep,rc}.dtb) |
 	sha256sum)
 [ "$(cat "$out/.inputs" 2>/dev/null)" = "$inputs" ] && exit 0
 echo "  FIT     $out/vlink.fit and boot disks ($ARCH)"

@@ -36,6 +36,7 @@ import test_peer_failure  # noqa: E402
 import test_reports  # noqa: E402
 import test_soak  # noqa: E402
 import test_teardown  # noqa: E402
+import test_topology  # noqa: E402
 import test_unbind  # noqa: E402
 import vlinkrig  # noqa: E402
 from vlinktest import Results, Stage  # noqa: E402
@@ -96,6 +97,7 @@ GUEST_SUITES = (
     ("boot test", test_boot),
     ("endpoint framework: bind, BARs, bad input, cycles", test_endpoint),
     ("stock pcitest: pcitest.sh, DMA, irq types, corruption", test_pcitest),
+    ("topologies: one root complex, two endpoints", test_topology),
     ("multi-function endpoint", test_multifunction),
     ("hostile endpoint", test_hostile),
     ("unbind and remove of both link drivers", test_unbind),
