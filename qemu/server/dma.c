@@ -142,11 +142,13 @@ err_close:
  * @ep_ram: the endpoint guest's RAM file
  * @rc_ram: the root complex guest's RAM file
  * @ram_mb: the size both must have, in MiB
+ * @region: which of the endpoint's DMA regions holds this link's rings,
+ *	    below VLINK_DMA_REGIONS
  *
  * Return: 0, or -1 after logging why (nothing stays mapped).
  */
 int dma_map(struct vlink_dma *dma, const char *ep_ram, const char *rc_ram,
-	    unsigned int ram_mb)
+	    unsigned int ram_mb, unsigned int region)
 {
 	struct stat st[VLINK_DMA_NR_RAMS];
 
@@ -157,11 +159,12 @@ int dma_map(struct vlink_dma *dma, const char *ep_ram, const char *rc_ram,
 		vlog("--ram-mb %u: more than this server can map", ram_mb);
 		return -1;
 	}
-	if (dma->ram_size <= VLINK_DMA_REGION_OFFSET + VLINK_DMA_REGION_SIZE) {
-		vlog("--ram-mb %u: too small: the DMA region ends %#x bytes into ep's RAM",
-		     ram_mb, VLINK_DMA_REGION_OFFSET + VLINK_DMA_REGION_SIZE);
+	if (dma->ram_size <= VLINK_DMA_REGIONS_END) {
+		vlog("--ram-mb %u: too small: the DMA regions end %#x bytes into ep's RAM",
+		     ram_mb, VLINK_DMA_REGIONS_END);
 		return -1;
 	}
+	dma->region = region;
 	if (ram_map(dma, VLINK_DMA_RAM_EP, ep_ram, &st[VLINK_DMA_RAM_EP]) ||
 	    ram_map(dma, VLINK_DMA_RAM_RC, rc_ram, &st[VLINK_DMA_RAM_RC]))
 		goto err;
@@ -296,11 +299,11 @@ static const char *dma_judge(struct vlink_dma *dma, const struct dma_desc *d,
 		return "source outside its RAM";
 	if (!in_ram(dma, d->dst, d->len))
 		return "destination outside its RAM";
-	/* The rings themselves: no descriptor may rewrite them. */
+	/* The rings, ours or another link's: no descriptor may rewrite them. */
 	if (d->dst_ram == VLINK_DMA_RAM_EP &&
-	    d->dst < VLINK_DMA_REGION_OFFSET + VLINK_DMA_REGION_SIZE &&
+	    d->dst < VLINK_DMA_REGIONS_END &&
 	    d->dst + d->len > VLINK_DMA_REGION_OFFSET)
-		return "destination in the DMA region";
+		return "destination in the DMA regions";
 	*status = VLINK_DMA_NO_PEER;
 	if (!shm_on_link(dma->shm, ram_role(d->src_ram)))
 		return d->src_ram == VLINK_DMA_RAM_EP ?
@@ -556,7 +559,7 @@ static void dma_bench(void)
 int dma_start(struct vlink_dma *dma, const struct vlink_shm *shm)
 {
 	char *region = dma->ram[VLINK_DMA_RAM_EP].base +
-		       VLINK_DMA_REGION_OFFSET;
+		       VLINK_DMA_REGION(dma->region);
 	struct dma_ring *r;
 	int i, err;
 
@@ -588,9 +591,10 @@ int dma_start(struct vlink_dma *dma, const struct vlink_shm *shm)
 		}
 		r->running = true;
 	}
-	vlog("dma engine: %d rings, ep RAM %s (%u MiB), rc RAM %s",
+	vlog("dma engine: %d rings, ep RAM %s (%u MiB), rc RAM %s, region %u at %#x",
 	     VLINK_DMA_RINGS, dma->ram[VLINK_DMA_RAM_EP].path, dma->ram_mb,
-	     dma->ram[VLINK_DMA_RAM_RC].path);
+	     dma->ram[VLINK_DMA_RAM_RC].path, dma->region,
+	     VLINK_DMA_REGION(dma->region));
 	dma_bench();
 	return 0;
 }

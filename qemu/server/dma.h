@@ -43,6 +43,7 @@ struct vlink_dma {
 	struct dma_ram ram[VLINK_DMA_NR_RAMS];
 	unsigned int ram_mb;
 	size_t ram_size;
+	unsigned int region;		/* which VLINK_DMA_REGION() holds our rings */
 	const struct vlink_shm *shm;	/* who is on the link */
 	int stop_fd;			/* readable once the threads must end */
 	int stopping;			/* atomic: the same, between chunks */
@@ -53,7 +54,7 @@ struct vlink_dma {
 
 void dma_init(struct vlink_dma *dma);
 int dma_map(struct vlink_dma *dma, const char *ep_ram, const char *rc_ram,
-	    unsigned int ram_mb);
+	    unsigned int ram_mb, unsigned int region);
 int dma_start(struct vlink_dma *dma, const struct vlink_shm *shm);
 void dma_stop(struct vlink_dma *dma);
 void dma_close(struct vlink_dma *dma);

@@ -26,11 +26,14 @@
 
 #define EXIT_USAGE	2
 
+static_assert(VLINK_DMA_REGIONS <= 10, "--dma-region takes one digit");
+
 /* Long options without a short one. */
 enum {
 	OPT_EP_RAM = 0x100,
 	OPT_RC_RAM,
 	OPT_RAM_MB,
+	OPT_DMA_REGION,
 };
 
 struct options {
@@ -40,6 +43,8 @@ struct options {
 	const char *ram[VLINK_DMA_NR_RAMS];	/* NULL: no DMA engine */
 	const char *ram_mb_arg;
 	unsigned int ram_mb;
+	const char *dma_region_arg;
+	unsigned int dma_region;
 };
 
 struct server {
@@ -56,7 +61,8 @@ static void print_usage(FILE *out)
 	fprintf(out,
 		"usage: vlink-server --ep SOCKET --rc SOCKET [--monitor SOCKET]\n"
 		"                    [--control SOCKET] [--pidfile FILE]\n"
-		"                    [--ep-ram FILE --rc-ram FILE --ram-mb N]\n"
+		"                    [--ep-ram FILE --rc-ram FILE --ram-mb N\n"
+		"                     [--dma-region K]]\n"
 		"\n"
 		"ivshmem server (protocol 0) and link manager of the vlink\n"
 		"virtual PCIe link.  Each role gets its own unix socket and a\n"
@@ -81,6 +87,9 @@ static void print_usage(FILE *out)
 		"                        announces a doorbell per ring to the\n"
 		"                        endpoint (peer ids %d and up); without,\n"
 		"                        the guests copy on their own CPUs\n"
+		"      --dma-region K    the rings are in the endpoint's K-th\n"
+		"                        DMA region (its K-th link, 0 to %d;\n"
+		"                        default 0)\n"
 		"  -h, --help            show this help\n"
 		"\n"
 		"Control commands (ROLE ep|rc|monitor,\n"
@@ -109,8 +118,8 @@ static void print_usage(FILE *out)
 		"not a regular file, or not of N MiB.\n",
 		VLINK_PEER_ID(VLINK_ROLE_EP), VLINK_PEER_ID(VLINK_ROLE_RC),
 		VLINK_PEER_ID(VLINK_ROLE_MONITOR),
-		(VLINK_DMA_REGION_OFFSET + VLINK_DMA_REGION_SIZE) >> 20,
-		VLINK_DMA_PEER_ID_BASE);
+		VLINK_DMA_REGIONS_END >> 20, VLINK_DMA_PEER_ID_BASE,
+		VLINK_DMA_REGIONS - 1);
 }
 
 /* Returns 0 to run, 1 after --help, -1 on a usage error (already told). */
@@ -125,6 +134,7 @@ static int parse_args(int argc, char **argv, struct options *opt)
 		{ "ep-ram", required_argument, NULL, OPT_EP_RAM },
 		{ "rc-ram", required_argument, NULL, OPT_RC_RAM },
 		{ "ram-mb", required_argument, NULL, OPT_RAM_MB },
+		{ "dma-region", required_argument, NULL, OPT_DMA_REGION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -169,6 +179,17 @@ static int parse_args(int argc, char **argv, struct options *opt)
 			}
 			opt->ram_mb = mb;
 			break;
+		case OPT_DMA_REGION:
+			opt->dma_region_arg = optarg;
+			if (optarg[0] < '0' ||
+			    optarg[0] >= '0' + VLINK_DMA_REGIONS || optarg[1]) {
+				fprintf(stderr,
+					"vlink-server: --dma-region takes a region from 0 to %d, not '%s'\n",
+					VLINK_DMA_REGIONS - 1, optarg);
+				goto bad;
+			}
+			opt->dma_region = optarg[0] - '0';
+			break;
 		case 'h':
 			print_usage(stdout);
 			return 1;
@@ -201,6 +222,11 @@ static int parse_args(int argc, char **argv, struct options *opt)
 	      opt->ram_mb_arg)) {
 		fprintf(stderr,
 			"vlink-server: --ep-ram, --rc-ram and --ram-mb go together\n");
+		goto bad;
+	}
+	if (opt->dma_region_arg && !opt->ram[VLINK_DMA_RAM_EP]) {
+		fprintf(stderr,
+			"vlink-server: --dma-region is for the DMA engine: give the RAM files too\n");
 		goto bad;
 	}
 	for (a = 0; a < VLINK_NR_ROLES && opt->control; a++)
@@ -323,7 +349,7 @@ static int map_rams(struct server *srv)
 		return 0;
 	}
 	if (dma_map(&srv->dma, opt->ram[VLINK_DMA_RAM_EP],
-		    opt->ram[VLINK_DMA_RAM_RC], opt->ram_mb))
+		    opt->ram[VLINK_DMA_RAM_RC], opt->ram_mb, opt->dma_region))
 		return -1;
 	srv->link.dma = &srv->dma;
 	return 0;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -35,12 +36,18 @@ long long mono_ms(void)
 
 void fdma_map(struct fake_dma *f, struct fake_peer *ep)
 {
-	const char *path;
+	const char *path, *region;
 	struct stat st;
 	int i, fd;
 
 	memset(f, 0, sizeof(*f));
 	f->ep = ep;
+	/* run.sh: the region the server was told (--dma-region). */
+	region = getenv("VLINK_TEST_DMA_REGION");
+	if (region && (region[0] < '0' ||
+		       region[0] >= '0' + VLINK_DMA_REGIONS || region[1]))
+		fail("VLINK_TEST_DMA_REGION=%s: not a DMA region", region);
+	f->region = VLINK_DMA_REGION(region ? region[0] - '0' : 0);
 	if (ep->nr_engine != VLINK_DMA_RINGS)
 		fail("ep got %d engine rings, expected %d", ep->nr_engine,
 		     VLINK_DMA_RINGS);
@@ -78,8 +85,7 @@ void fdma_unmap(struct fake_dma *f)
 
 struct vlink_dma_ring *fdma_ring(struct fake_dma *f, int ring)
 {
-	return (struct vlink_dma_ring *)(f->ram[VLINK_DMA_RAM_EP] +
-					 VLINK_DMA_REGION_OFFSET +
+	return (struct vlink_dma_ring *)(f->ram[VLINK_DMA_RAM_EP] + f->region +
 					 ring * VLINK_DMA_RING_STRIDE);
 }
 

@@ -20,6 +20,7 @@ struct fake_dma {
 	struct fake_peer *ep;		/* rings the engine, hears VEC_DMA */
 	char *ram[VLINK_DMA_NR_RAMS];
 	size_t size;			/* of each RAM */
+	__u64 region;			/* where the rings are in the EP's */
 	/* The EP's own idea of each ring. */
 	__u32 gen[VLINK_DMA_RINGS];
 	__u32 head[VLINK_DMA_RINGS];

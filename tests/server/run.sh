@@ -87,7 +87,8 @@ report() {
 
 # start_server DIR [ARGS...]: the standard command line, or ARGS; sets SRV.
 # With CONTROL=1, the standard command line has a control socket too; with
-# DMA=1, the guests' RAM files (made here), hence a DMA engine.
+# DMA=1, the guests' RAM files (made here), hence a DMA engine, whose rings
+# are in DMA_REGION if set (the test program is told it too).
 start_server() {
 	local dir=$1
 
@@ -102,6 +103,9 @@ start_server() {
 			make_rams "$dir"
 			set -- "$@" --ep-ram "$dir/ep.ram" \
 				--rc-ram "$dir/rc.ram" --ram-mb "$RAM_MB"
+			if [ -n "${DMA_REGION:-}" ]; then
+				set -- "$@" --dma-region "$DMA_REGION"
+			fi
 		fi
 	fi
 	"$SERVER" "$@" </dev/null >>"$dir/server.log" 2>&1 &
@@ -208,7 +212,8 @@ check_log() {
 run_test() {
 	local out rc
 
-	out=$(timeout "$TEST_TIMEOUT" "$TEST" "$1" "$2" 2>&1)
+	out=$(VLINK_TEST_DMA_REGION=${DMA_REGION:-0} \
+		timeout "$TEST_TIMEOUT" "$TEST" "$1" "$2" 2>&1)
 	rc=$?
 	[ $rc -eq 0 ] && return 0
 	out=${out%%$'\n'*}
@@ -225,7 +230,7 @@ server_case() {
 	local name=$1 sig=$2 tcase=$3 dir reason="" engine="no DMA engine: "
 
 	if [ "${DMA:-0}" = 1 ]; then
-		engine="dma engine: [0-9]* rings, ep RAM .*/ep.ram ($RAM_MB MiB), rc RAM .*/rc.ram"
+		engine="dma engine: [0-9]* rings, ep RAM .*/ep.ram ($RAM_MB MiB), rc RAM .*/rc.ram, region ${DMA_REGION:-0} at "
 	fi
 	new_dir
 	dir=$DIR
@@ -479,7 +484,18 @@ case_dma_bad_args() {
 		--ram-mb 18446744073709551616 &&
 	   expect_usage "--ram-mb without its value" -e "$d/ep.sock" \
 		-r "$d/rc.sock" --ep-ram "$d/ep.ram" --rc-ram "$d/rc.ram" \
-		--ram-mb; then
+		--ram-mb &&
+	   expect_usage "--dma-region 4" -e "$d/ep.sock" -r "$d/rc.sock" \
+		--ep-ram "$d/ep.ram" --rc-ram "$d/rc.ram" --ram-mb "$RAM_MB" \
+		--dma-region 4 &&
+	   expect_usage "--dma-region 01" -e "$d/ep.sock" -r "$d/rc.sock" \
+		--ep-ram "$d/ep.ram" --rc-ram "$d/rc.ram" --ram-mb "$RAM_MB" \
+		--dma-region 01 &&
+	   expect_usage "--dma-region -1" -e "$d/ep.sock" -r "$d/rc.sock" \
+		--ep-ram "$d/ep.ram" --rc-ram "$d/rc.ram" --ram-mb "$RAM_MB" \
+		--dma-region -1 &&
+	   expect_usage "--dma-region without the engine" -e "$d/ep.sock" \
+		-r "$d/rc.sock" --dma-region 1; then
 		report dma-bad-args "" "$d"
 	else
 		report dma-bad-args "$REASON" "$d"
@@ -548,6 +564,8 @@ DMA=1 server_case dma-handshake TERM dma-handshake
 DMA=1 CONTROL=1 server_case dma-fault-handshake TERM dma-handshake
 DMA=1 server_case dma-rings TERM dma-rings
 DMA=1 server_case dma-copy TERM dma-copy
+# The rings of an endpoint's second link: only where the server was told.
+DMA=1 DMA_REGION=1 server_case dma-copy-region-1 TERM dma-copy
 DMA=1 server_case dma-bad TERM dma-bad
 DMA=1 server_case dma-overrun TERM dma-overrun
 DMA=1 CONTROL=1 server_case dma-no-peer TERM dma-no-peer

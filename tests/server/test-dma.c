@@ -27,7 +27,7 @@
 
 #define EP		VLINK_DMA_RAM_EP
 #define RC		VLINK_DMA_RAM_RC
-#define REGION_END	(VLINK_DMA_REGION_OFFSET + VLINK_DMA_REGION_SIZE)
+#define REGION_END	VLINK_DMA_REGIONS_END
 
 struct xfer {
 	int src_ram;

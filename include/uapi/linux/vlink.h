@@ -186,6 +186,16 @@ struct vlink_func_desc {
  */
 #define VLINK_DMA_REGION_OFFSET	0x0c000000
 #define VLINK_DMA_REGION_SIZE	0x20000
+/*
+ * An endpoint guest with several links keeps a region per link, side by
+ * side: the one of its k-th link device (PCI slot order) at
+ * VLINK_DMA_REGION(k).  Each link's server is told its k (--dma-region);
+ * a descriptor may write into none of them.
+ */
+#define VLINK_DMA_REGIONS	4
+#define VLINK_DMA_REGION(k)	(VLINK_DMA_REGION_OFFSET + \
+				 (k) * VLINK_DMA_REGION_SIZE)
+#define VLINK_DMA_REGIONS_END	VLINK_DMA_REGION(VLINK_DMA_REGIONS)
 #define VLINK_DMA_RINGS		16
 #define VLINK_DMA_RING_STRIDE	0x2000	/* rings follow each other */
 #define VLINK_DMA_SLOTS_OFFSET	0x100	/* from the ring's start */

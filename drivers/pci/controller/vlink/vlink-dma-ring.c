@@ -6,8 +6,8 @@
  * The server maps both guests' RAM files and runs each ring in a thread of
  * its own, like an eDMA channel beside the CPU.  A ring lives in a region
  * of our RAM that the device tree reserves at an offset the server knows
- * (VLINK_DMA_REGION_OFFSET): the root complex cannot reach it, so only we
- * and the server write there.  A transfer is described by (RAM, offset)
+ * (VLINK_DMA_REGION(k) for our k-th link): the root complex cannot reach
+ * it, so only we and the server write there.  A transfer is described by (RAM, offset)
  * pairs, so every bus address is turned into one at prep time: our RAM
  * directly, a part of the outbound window through its current mapping, a
  * slave channel's host address as an offset in the host's RAM.
@@ -448,13 +448,15 @@ static bool vlink_dma_rings_acked(struct vlink_dma *dma)
 }
 
 /*
- * The device tree reserves the region in our RAM, where the server
- * expects it.  Returns 0 when it is not described as the server needs.
+ * The device tree reserves the region in our RAM, in one of the places a
+ * server may be told.  Returns 0 when it is not described as a server
+ * needs.
  */
 static int vlink_dma_map_region(struct vlink_dma *dma, struct device *dev)
 {
 	struct device_node *np;
 	struct resource res;
+	u64 off = 0;
 	int ret;
 
 	np = of_parse_phandle(dev->of_node, "vlink,dma-region", 0);
@@ -462,14 +464,20 @@ static int vlink_dma_map_region(struct vlink_dma *dma, struct device *dev)
 		return 0;
 	ret = of_address_to_resource(np, 0, &res);
 	of_node_put(np);
+	if (!ret && !of_property_read_u64(dev->of_node, "vlink,ram-base",
+					  &dma->ram_base))
+		off = res.start - dma->ram_base;
 	if (ret || resource_size(&res) < VLINK_DMA_REGION_SIZE ||
-	    of_property_read_u64(dev->of_node, "vlink,ram-base",
-				 &dma->ram_base) ||
-	    res.start - dma->ram_base != VLINK_DMA_REGION_OFFSET) {
-		dev_err(dev, "vlink,dma-region must be %#x bytes at %#x into our RAM (vlink,ram-base): no server DMA\n",
-			VLINK_DMA_REGION_SIZE, VLINK_DMA_REGION_OFFSET);
+	    res.start < dma->ram_base || off < VLINK_DMA_REGION_OFFSET ||
+	    off >= VLINK_DMA_REGIONS_END ||
+	    (off - VLINK_DMA_REGION_OFFSET) % VLINK_DMA_REGION_SIZE) {
+		dev_err(dev, "vlink,dma-region must be %#x bytes at %#x + k * %#x into our RAM (vlink,ram-base), k < %u: no server DMA\n",
+			VLINK_DMA_REGION_SIZE, VLINK_DMA_REGION_OFFSET,
+			VLINK_DMA_REGION_SIZE, VLINK_DMA_REGIONS);
 		return 0;
 	}
+	dev_info(dev, "DMA rings in region %llu of our RAM\n",
+		 (off - VLINK_DMA_REGION_OFFSET) / VLINK_DMA_REGION_SIZE);
 	dma->region = devm_memremap(dev, res.start, VLINK_DMA_REGION_SIZE,
 				    MEMREMAP_WB);
 	if (IS_ERR(dma->region))
