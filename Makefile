@@ -100,8 +100,9 @@ guests: server
 	@[ $(RC_ARCH) = $(EP_ARCH) ] || \
 		$(MAKE) -s -C $(REPO) $(GUEST_GOALS) ARCH=$(RC_ARCH)
 
-# What `make run` builds: pair, or rc-2ep (one root complex, two
-# endpoints; qemu/vlinkrig.py: TOPOLOGIES).
+# What `make run` builds: pair, rc-2ep (one root complex, two endpoints)
+# or ep-2rc (one endpoint with two links, each to its own root complex);
+# qemu/vlinkrig.py: TOPOLOGIES.
 TOPOLOGY ?= pair
 
 run: guests

@@ -13,6 +13,11 @@ summary.
                                           the same with two endpoint
                                           guests (ep0, ep1) on one root
                                           complex, pcitest.sh on each
+  vlink-run.py --build build --topology ep-2rc
+                                          one endpoint guest with two
+                                          link controllers, each to its
+                                          own root complex (rc0, rc1): a
+                                          function on each controller
 
 Everything started is torn down on exit, on error and on Ctrl-C.
 """
@@ -61,14 +66,19 @@ def link_rows(guest, link):
 
 
 def bind_and_test(ep, rc, link, n):
-    """Bind pci_epf_test on an EP, let the stock host side judge it: the
-    stock pcitest.sh on the RC's n-th host device."""
+    """Bind pci_epf_test on the EP's controller of the link, let the stock
+    host side judge it: the stock pcitest.sh on the RC's n-th host
+    device."""
     rows = []
     dev = f"/dev/pci-endpoint-test.{n}"
+    epc = link_device(ep, link)
+    fn = f"t{[i for i, _ in ep.links].index(link)}"
     mark = rc.mark()
-    status, out = ep.run("vlink-epf up t0 -m 32 -x 2048")
+    status, out = ep.run(f"vlink-epf create {fn} -m 32 -x 2048 && "
+                         f"vlink-epf bind {fn} {epc} && vlink-epf start {epc}")
     rows.append((ep.guest, "bind", status == 0,
-                 "pci_epf_test 104c:b500 bound and started" if status == 0
+                 f"pci_epf_test 104c:b500 bound to {epc} and started"
+                 if status == 0
                  else out.strip()))
     if status:
         return rows

@@ -35,6 +35,9 @@ TOPOLOGIES = {
     "rc-2ep": {"guests": {"ep0": ("ep", "ep"), "ep1": ("ep", "ep"),
                           "rc": ("rc", "rc-2ep")},
                "links": (("ep0", "rc"), ("ep1", "rc"))},
+    "ep-2rc": {"guests": {"ep": ("ep", "ep-2rc"), "rc0": ("rc", "rc"),
+                          "rc1": ("rc", "rc")},
+               "links": (("ep", "rc0"), ("ep", "rc1"))},
 }
 # The guests' architectures: QEMU, CPU and the image kbuild makes.  The
 # machine options must match scripts/mkdtbs.sh.  Each architecture's guest
@@ -518,11 +521,16 @@ class Rig:
                 "--monitor",
                 os.path.join(self.rundir, f"{prefix}monitor.sock"),
                 "--pidfile", pidfile]
-        # The server's DMA engine copies between the guests' RAM files.
+        # The server's DMA engine copies between the guests' RAM files,
+        # as the endpoint asks in the DMA region of the link's place among
+        # the endpoint guest's links (VLINK_DMA_REGION(k)).
         if self.server_dma:
+            ep_links = [i for i, (e, _) in enumerate(self.topology["links"])
+                        if e == ep]
             args += ["--ep-ram", self.ram_file(ep),
                      "--rc-ram", self.ram_file(rc),
-                     "--ram-mb", str(self.ram_mb)]
+                     "--ram-mb", str(self.ram_mb),
+                     "--dma-region", str(ep_links.index(link))]
         if self.control:
             if prefix:
                 raise RigError("fault injection is for a pair's one link")

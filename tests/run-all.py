@@ -97,7 +97,7 @@ GUEST_SUITES = (
     ("boot test", test_boot),
     ("endpoint framework: bind, BARs, bad input, cycles", test_endpoint),
     ("stock pcitest: pcitest.sh, DMA, irq types, corruption", test_pcitest),
-    ("topologies: one root complex, two endpoints", test_topology),
+    ("topologies: rc-2ep, ep-2rc", test_topology),
     ("multi-function endpoint", test_multifunction),
     ("hostile endpoint", test_hostile),
     ("unbind and remove of both link drivers", test_unbind),

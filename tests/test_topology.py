@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Topologies beyond a pair: one root complex with two endpoint guests,
-each behind its own link and server, both passing the stock pcitest.sh at
-the same time.
+"""Topologies beyond a pair, each link with its own server: one root
+complex with two endpoint guests (rc-2ep), and one endpoint guest with two
+link controllers, each to its own root-complex guest (ep-2rc).  In both,
+the stock pcitest.sh passes on the two links at the same time.
 """
 
 import re
@@ -9,7 +10,14 @@ import re
 from vlinkrig import Rig, pcitest_sh_on
 from vlinktest import Abort, check_consoles
 from test_endpoint import PROBE_TIMEOUT, shell_ok
-from test_pcitest import SIZES, judge_pcitest_sh
+from test_pcitest import (CHANNELS_LINE, ENGINE_LINE, SIZES, dma_transfers,
+                          judge_pcitest_sh)
+
+# How long one pcitest.sh may take (2048 MSI-X tests; the debug kernel).
+PCITEST_SH_TIMEOUT = 1800
+# What a root complex's console shows when its pcitest.sh in the background
+# has ended (the command that prints it splits it: its echo does not match).
+DONE = "@@pcitest.sh-done@@"
 
 # Each endpoint guest, the RC's link device it is behind
 # (dts/vlink-rc-2ep.dtso) and the PCI domain of the bus the RC emulates
@@ -52,7 +60,8 @@ def concurrent_pcitest(r, guests, rc):
                     f"{pcitest_sh_on(n)} > /tmp/pcitest{n} 2>&1; "
                     f"cut -d' ' -f1 /proc/uptime >> /tmp/span{n} ) &"
                     for n in range(len(ENDPOINTS)))
-    status, out = rc.run(f"{runs} wait; cat /tmp/span0 /tmp/span1", 1800)
+    status, out = rc.run(f"{runs} wait; cat /tmp/span0 /tmp/span1",
+                         PCITEST_SH_TIMEOUT)
     spans = [float(x) for x in re.findall(r"^(\d+\.\d+)\s*$", out, re.M)]
     r.record("rc-2ep: the two pcitest.sh runs overlapped in time",
              len(spans) == 4 and spans[0] < spans[3] and spans[2] < spans[1],
@@ -70,20 +79,122 @@ def concurrent_pcitest(r, guests, rc):
                  f"expected {3 * len(SIZES)}")
 
 
-def run(results, build):
-    with Rig(build, name="rc2ep", topology="rc-2ep") as rig:
+# ep-2rc: each root-complex guest, the endpoint's link controller it is
+# behind (dts/vlink-ep-2rc.dtso), the function bound to that controller and
+# the DMA region of that link's rings.
+CONTROLLERS = (("rc0", "0000:00:01.0", "t0", 0),
+               ("rc1", "0000:00:03.0", "t1", 1))
+
+
+def bind_each_controller(guests):
+    """A pci_epf_test function on each of the endpoint's controllers; each
+    root complex enumerates its own."""
+    ep = guests["ep"]
+    for rc_name, epc, fn, _ in CONTROLLERS:
+        rc = guests[rc_name]
+        mark = rc.mark()
+        shell_ok(ep, f"vlink-epf create {fn} -m 32 -x 2048 && "
+                 f"vlink-epf bind {fn} {epc} && vlink-epf start {epc}")
+        rc.expect(r"vlink-rc 0000:00:01\.0: endpoint started "
+                  r"\(generation \d+\): 1 function", PROBE_TIMEOUT,
+                  f"{rc_name} to enumerate the function of {epc}",
+                  since=mark)
+        shell_ok(rc, "for i in $(seq 100); do "
+                 "[ -e /dev/pci-endpoint-test.0 ] && break; sleep 0.1; "
+                 "done; [ -e /dev/pci-endpoint-test.0 ]")
+
+
+def ep_dma_regions(r, ep):
+    """Each controller's rings in its own region, run by its own server."""
+    log = ep.output(0)
+    for _, epc, _, region in CONTROLLERS:
+        r.record(f"ep-2rc: {epc}: its DMA rings in region {region}",
+                 re.search(rf"vlink-ep {re.escape(epc)}: DMA rings in "
+                           rf"region {region} of our RAM", log),
+                 f"no such line from {epc} on the endpoint's console")
+    engines = re.findall(ENGINE_LINE[True], log)
+    r.record("ep-2rc: both controllers' DMA engines run by their servers",
+             len(engines) == len(CONTROLLERS),
+             f"{len(engines)} lines /{ENGINE_LINE[True]}/")
+    # Each function's channels are its own controller's: two engines.
+    engine_of = {m.group(1): m.group(2) for m in re.finditer(
+        r"pci_epf_test\.(\d): (" + CHANNELS_LINE[True] + ")", log)}
+    devices = {re.match(r"using DMA channels (dma\d+)", line).group(1)
+               for line in engine_of.values()}
+    r.record("ep-2rc: each function took its own controller's private "
+             "channels", len(engine_of) == len(CONTROLLERS) and
+             len(devices) == len(CONTROLLERS) and "Falling back" not in log,
+             f"channels by function: {engine_of}")
+
+
+def pcitest_sh_on_each_rc(r, guests):
+    """pcitest.sh on both root complexes at once, then DMA on each."""
+    ep = guests["ep"]
+    ep_mark = ep.mark()
+    marks = {}
+    for rc_name, _, _, _ in CONTROLLERS:
+        rc = guests[rc_name]
+        marks[rc_name] = rc.mark()
+        shell_ok(rc, "(pcitest.sh > /tmp/pcitest.out 2>&1; "
+                 "printf '\\n@@pcitest.sh-''done@@\\n' > /dev/console) "
+                 "< /dev/null > /dev/null 2>&1 & true")
+    first = guests[CONTROLLERS[0][0]]
+    r.record("ep-2rc: the two pcitest.sh runs overlapped in time",
+             DONE not in first.output(marks[CONTROLLERS[0][0]]),
+             "the first had ended before the second started")
+    for rc_name, epc, fn, _ in CONTROLLERS:
+        rc = guests[rc_name]
+        rc.expect(re.escape(DONE), PCITEST_SH_TIMEOUT,
+                  f"pcitest.sh to end on {rc_name}", since=marks[rc_name])
+        _, out = rc.run("cat /tmp/pcitest.out", 60)
+        judge_pcitest_sh(r, out, f"ep-2rc: pcitest.sh on {rc_name}")
+    # Each function moved its own root complex's transfers.
+    log = ep.output(ep_mark)
+    for n, (rc_name, epc, _, _) in enumerate(CONTROLLERS):
+        lines = re.findall(rf"pci_epf_test pci_epf_test\.{n}: "
+                           r"(?:READ|WRITE|COPY) \d+ bytes ok", log)
+        r.record(f"ep-2rc: the function on {epc} moved {rc_name}'s "
+                 "transfers", len(lines) == 3 * len(SIZES),
+                 f"{len(lines)} transfer lines from pci_epf_test.{n}, "
+                 f"expected {3 * len(SIZES)}")
+    for rc_name, epc, _, _ in CONTROLLERS:
+        dma_transfers(r, guests[rc_name], (1024, 1048576),
+                      f"ep-2rc: DMA through {epc}")
+    ep_dma_regions(r, ep)
+
+
+def rc_2ep(results, guests):
+    rc = guests["rc"]
+    results.step("rc-2ep: both endpoints bound and enumerated", bind_both,
+                 guests, rc)
+    concurrent_pcitest(results, guests, rc)
+
+
+def ep_2rc(results, guests):
+    results.step("ep-2rc: a function bound on each controller and "
+                 "enumerated", bind_each_controller, guests)
+    pcitest_sh_on_each_rc(results, guests)
+
+
+def run_topology(results, build, topology, body):
+    """Boot every guest of the topology, run body(results, guests), then
+    look for leaks on each guest and for reports on every console."""
+    with Rig(build, name=topology.replace("-", ""),
+             topology=topology) as rig:
         try:
             rig.start_server()
-            guests = {name: rig.start_guest(name) for name in
-                      ("ep0", "ep1", "rc")}
+            guests = {name: rig.start_guest(name)
+                      for name in rig.topology["guests"]}
             for g in guests.values():
                 g.wait_shell()
-            rc = guests["rc"]
-            results.step("rc-2ep: both endpoints bound and enumerated",
-                          bind_both, guests, rc)
-            concurrent_pcitest(results, guests, rc)
+            body(results, guests)
             for name, g in guests.items():
-                results.no_leaks(f"rc-2ep: {name}: no kmemleak leak", g)
+                results.no_leaks(f"{topology}: {name}: no kmemleak leak", g)
         except Abort:
             pass
-        check_consoles(results, rig, "rc-2ep")
+        check_consoles(results, rig, topology)
+
+
+def run(results, build):
+    run_topology(results, build, "rc-2ep", rc_2ep)
+    run_topology(results, build, "ep-2rc", ep_2rc)
