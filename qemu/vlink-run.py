@@ -43,11 +43,15 @@ def summary_line(guest, pattern, what, timeout=60):
         return False, str(e)
 
 
+def link_index(guest, link):
+    """Which of a guest's links, in slot order, a link of the topology is."""
+    return [i for i, _ in guest.links].index(link)
+
+
 def link_device(guest, link):
     """The PCI name of a guest's link device for one of its links: the
     k-th of them sits in slot 1 + 2k (vlinkrig.TOPOLOGIES)."""
-    k = [i for i, _ in guest.links].index(link)
-    return f"0000:00:{1 + 2 * k:02x}.0"
+    return f"0000:00:{1 + 2 * link_index(guest, link):02x}.0"
 
 
 def link_rows(guest, link):
@@ -72,7 +76,7 @@ def bind_and_test(ep, rc, link, n):
     rows = []
     dev = f"/dev/pci-endpoint-test.{n}"
     epc = link_device(ep, link)
-    fn = f"t{[i for i, _ in ep.links].index(link)}"
+    fn = f"t{link_index(ep, link)}"
     mark = rc.mark()
     status, out = ep.run(f"vlink-epf create {fn} -m 32 -x 2048 && "
                          f"vlink-epf bind {fn} {epc} && vlink-epf start {epc}")

@@ -132,17 +132,17 @@ def pcitest_sh_on_each_rc(r, guests):
     ep = guests["ep"]
     ep_mark = ep.mark()
     marks = {}
-    for rc_name, _, _, _ in CONTROLLERS:
+    for rc_name, *_ in CONTROLLERS:
         rc = guests[rc_name]
         marks[rc_name] = rc.mark()
         shell_ok(rc, "(pcitest.sh > /tmp/pcitest.out 2>&1; "
                  "printf '\\n@@pcitest.sh-''done@@\\n' > /dev/console) "
                  "< /dev/null > /dev/null 2>&1 & true")
-    first = guests[CONTROLLERS[0][0]]
+    first = CONTROLLERS[0][0]
     r.record("ep-2rc: the two pcitest.sh runs overlapped in time",
-             DONE not in first.output(marks[CONTROLLERS[0][0]]),
+             DONE not in guests[first].output(marks[first]),
              "the first had ended before the second started")
-    for rc_name, epc, fn, _ in CONTROLLERS:
+    for rc_name, *_ in CONTROLLERS:
         rc = guests[rc_name]
         rc.expect(re.escape(DONE), PCITEST_SH_TIMEOUT,
                   f"pcitest.sh to end on {rc_name}", since=marks[rc_name])

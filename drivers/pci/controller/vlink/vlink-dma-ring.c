@@ -7,8 +7,9 @@
  * its own, like an eDMA channel beside the CPU.  A ring lives in a region
  * of our RAM that the device tree reserves at an offset the server knows
  * (VLINK_DMA_REGION(k) for our k-th link): the root complex cannot reach
- * it, so only we and the server write there.  A transfer is described by (RAM, offset)
- * pairs, so every bus address is turned into one at prep time: our RAM
+ * it, so only we and the server write there.  A transfer is described by
+ * (RAM, offset) pairs, so every bus address is turned into one at prep
+ * time: our RAM
  * directly, a part of the outbound window through its current mapping, a
  * slave channel's host address as an offset in the host's RAM.
  *
@@ -456,7 +457,7 @@ static int vlink_dma_map_region(struct vlink_dma *dma, struct device *dev)
 {
 	struct device_node *np;
 	struct resource res;
-	u64 off = 0;
+	unsigned int k = VLINK_DMA_REGIONS;
 	int ret;
 
 	np = of_parse_phandle(dev->of_node, "vlink,dma-region", 0);
@@ -464,20 +465,19 @@ static int vlink_dma_map_region(struct vlink_dma *dma, struct device *dev)
 		return 0;
 	ret = of_address_to_resource(np, 0, &res);
 	of_node_put(np);
-	if (!ret && !of_property_read_u64(dev->of_node, "vlink,ram-base",
-					  &dma->ram_base))
-		off = res.start - dma->ram_base;
-	if (ret || resource_size(&res) < VLINK_DMA_REGION_SIZE ||
-	    res.start < dma->ram_base || off < VLINK_DMA_REGION_OFFSET ||
-	    off >= VLINK_DMA_REGIONS_END ||
-	    (off - VLINK_DMA_REGION_OFFSET) % VLINK_DMA_REGION_SIZE) {
+	if (!ret && resource_size(&res) >= VLINK_DMA_REGION_SIZE &&
+	    !of_property_read_u64(dev->of_node, "vlink,ram-base",
+				  &dma->ram_base))
+		for (k = 0; k < VLINK_DMA_REGIONS; k++)
+			if (res.start - dma->ram_base == VLINK_DMA_REGION(k))
+				break;
+	if (k == VLINK_DMA_REGIONS) {
 		dev_err(dev, "vlink,dma-region must be %#x bytes at %#x + k * %#x into our RAM (vlink,ram-base), k < %u: no server DMA\n",
 			VLINK_DMA_REGION_SIZE, VLINK_DMA_REGION_OFFSET,
 			VLINK_DMA_REGION_SIZE, VLINK_DMA_REGIONS);
 		return 0;
 	}
-	dev_info(dev, "DMA rings in region %llu of our RAM\n",
-		 (off - VLINK_DMA_REGION_OFFSET) / VLINK_DMA_REGION_SIZE);
+	dev_info(dev, "DMA rings in region %u of our RAM\n", k);
 	dma->region = devm_memremap(dev, res.start, VLINK_DMA_REGION_SIZE,
 				    MEMREMAP_WB);
 	if (IS_ERR(dma->region))
