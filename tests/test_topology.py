@@ -11,10 +11,14 @@ from vlinkrig import Rig, pcitest_sh_on
 from vlinktest import Abort, check_consoles
 from test_endpoint import PROBE_TIMEOUT, shell_ok
 from test_pcitest import (CHANNELS_LINE, ENGINE_LINE, SIZES, dma_transfers,
-                          judge_pcitest_sh)
+                          judge_pcitest_sh, pcitest_short)
 
 # How long one pcitest.sh may take (2048 MSI-X tests; the debug kernel).
 PCITEST_SH_TIMEOUT = 1800
+# The MSI-X vectors ep-2rc tests on the debug kernel, where rc-2ep has
+# already run the whole pcitest.sh twice at once: the endpoint raises
+# vector 64 as it raises 2048, at 2 execs of ~80 ms per vector.
+EP_2RC_DEBUG_MSIX = 64
 # What a root complex's console shows when its pcitest.sh in the background
 # has ended (the command that prints it splits it: its echo does not match).
 DONE = "@@pcitest.sh-done@@"
@@ -128,18 +132,24 @@ def ep_dma_regions(r, ep):
 
 
 def pcitest_sh_on_each_rc(r, guests):
-    """pcitest.sh on both root complexes at once, then DMA on each."""
+    """pcitest.sh on both root complexes at once (its tests with fewer
+    MSI-X vectors on the debug kernel), then DMA on each."""
     ep = guests["ep"]
     ep_mark = ep.mark()
+    tests, msix, what = "pcitest.sh", 2048, "pcitest.sh"
+    if ep.rig.kvariant == "debug":
+        msix = EP_2RC_DEBUG_MSIX
+        tests = pcitest_short(msix)
+        what = f"pcitest.sh's tests, MSI-X 1-{msix},"
     marks = {}
     for rc_name, *_ in CONTROLLERS:
         rc = guests[rc_name]
         marks[rc_name] = rc.mark()
-        shell_ok(rc, "(pcitest.sh > /tmp/pcitest.out 2>&1; "
+        shell_ok(rc, f"( ({tests}) > /tmp/pcitest.out 2>&1; "
                  "printf '\\n@@pcitest.sh-''done@@\\n' > /dev/console) "
                  "< /dev/null > /dev/null 2>&1 & true")
     first = CONTROLLERS[0][0]
-    r.record("ep-2rc: the two pcitest.sh runs overlapped in time",
+    r.record(f"ep-2rc: the two runs of {what} overlapped in time",
              DONE not in guests[first].output(marks[first]),
              "the first had ended before the second started")
     for rc_name, *_ in CONTROLLERS:
@@ -147,7 +157,7 @@ def pcitest_sh_on_each_rc(r, guests):
         rc.expect(re.escape(DONE), PCITEST_SH_TIMEOUT,
                   f"pcitest.sh to end on {rc_name}", since=marks[rc_name])
         _, out = rc.run("cat /tmp/pcitest.out", 60)
-        judge_pcitest_sh(r, out, f"ep-2rc: pcitest.sh on {rc_name}")
+        judge_pcitest_sh(r, out, f"ep-2rc: {what} on {rc_name}", msix)
     # Each function moved its own root complex's transfers.
     log = ep.output(ep_mark)
     for n, (rc_name, epc, _, _) in enumerate(CONTROLLERS):
