@@ -54,6 +54,14 @@ def link_device(guest, link):
     return f"0000:00:{1 + 2 * link_index(guest, link):02x}.0"
 
 
+def label(guest, link):
+    """A summary row's guest column: the guest, and which of its links
+    when it has several (ep-2rc's ep: ep.0, ep.1)."""
+    if len(guest.links) == 1:
+        return guest.guest
+    return f"{guest.guest}.{link_index(guest, link)}"
+
+
 def link_rows(guest, link):
     """The link's handshake, as one of its two guests saw it."""
     d = DRIVER[guest.role] + " " + link_device(guest, link)
@@ -64,7 +72,7 @@ def link_rows(guest, link):
              "the peer's test pattern"),
             ("doorbells", r": doorbell round trip: .*",
              "the doorbell round trip")):
-        rows.append((guest.guest, what, *summary_line(
+        rows.append((label(guest, link), what, *summary_line(
             guest, re.escape(d) + pattern, f"{d}: {waited}")))
     return rows
 
@@ -80,13 +88,13 @@ def bind_and_test(ep, rc, link, n):
     mark = rc.mark()
     status, out = ep.run(f"vlink-epf create {fn} -m 32 -x 2048 && "
                          f"vlink-epf bind {fn} {epc} && vlink-epf start {epc}")
-    rows.append((ep.guest, "bind", status == 0,
+    rows.append((label(ep, link), "bind", status == 0,
                  f"pci_epf_test 104c:b500 bound to {epc} and started"
                  if status == 0
                  else out.strip()))
     if status:
         return rows
-    rows.append((rc.guest, "enumerate", *summary_line(
+    rows.append((label(rc, link), "enumerate", *summary_line(
         rc, re.escape(f"vlink-rc {link_device(rc, link)}") +
         r": endpoint started.*", "the RC to enumerate")))
     try:
@@ -96,12 +104,13 @@ def bind_and_test(ep, rc, link, n):
         pass
     status, out = rc.run(f"for i in $(seq 100); do [ -e {dev} ] && break; "
                          f"sleep 0.1; done; vlink-pcishow; ls {dev}")
-    rows.append((rc.guest, "host driver", status == 0,
+    rows.append((label(rc, link), "host driver", status == 0,
                  dev if status == 0 else out.strip()))
     status, out = rc.run(pcitest_sh_on(n), 900)
     okay = out.count("\tOKAY")
     bad = out.count("NOT OKAY")
-    rows.append((rc.guest, f"pcitest.sh {n}", status == 0 and okay and not bad,
+    rows.append((label(rc, link), f"pcitest.sh {n}",
+                 status == 0 and okay and not bad,
                  f"{okay} OKAY, {bad} NOT OKAY"))
     return rows
 
@@ -154,7 +163,7 @@ def main():
     failed = 0
     for guest, what, ok, text in rows:
         failed += not ok
-        print(f"  {guest:<4} {what:<13} {'OK  ' if ok else 'FAIL'} {text}")
+        print(f"  {guest:<5} {what:<13} {'OK  ' if ok else 'FAIL'} {text}")
     print(f"  logs: {os.path.join(os.path.abspath(args.build), 'logs')}")
     return 1 if failed else 0
 
