@@ -40,15 +40,22 @@ if [ "$(cat "$tree/.vlink-glue" 2>/dev/null)" != "$key" ]; then
 	mv "$tree.tmp" "$tree"
 fi
 
-# sync_dir SRC DST: make DST hold exactly the files of SRC.
+# The tree's own function drivers that run over our framework as judges
+# (kernel/judges): from the pristine tree byte for byte, never from ours.
+mapfile -t judges < <(grep -v '^#' "$repo/kernel/judges")
+
+# sync_dir SRC DST [KEEP...]: make DST hold exactly the files of SRC, and
+# the KEEP files (paths in DST) that the tree, not SRC, provides.
 sync_dir() {
 	local src=$1 dst=$2 f
+	local keep=" ${*:3} "
 	mkdir -p "$dst"
 	(cd "$src" && find . -type f) | while read -r f; do
 		mkdir -p "$dst/$(dirname "$f")"
 		cmp -s "$src/$f" "$dst/$f" || cp "$src/$f" "$dst/$f"
 	done
 	(cd "$dst" && find . -type f) | while read -r f; do
+		case $keep in *" ${f#./} "*) continue ;; esac
 		[ -e "$src/$f" ] || rm -f "$dst/$f"
 	done
 }
@@ -57,7 +64,8 @@ sync_file() {
 	cmp -s "$1" "$2" || cp "$1" "$2"
 }
 
-sync_dir "$repo/drivers/pci/endpoint" "$tree/drivers/pci/endpoint"
+sync_dir "$repo/drivers/pci/endpoint" "$tree/drivers/pci/endpoint" \
+	"${judges[@]/#/functions/}"
 sync_dir "$repo/drivers/pci/controller/vlink" \
 	"$tree/drivers/pci/controller/vlink"
 for h in "$repo"/include/linux/*.h; do
@@ -65,4 +73,8 @@ for h in "$repo"/include/linux/*.h; do
 done
 for h in "$repo"/include/uapi/linux/*.h; do
 	sync_file "$h" "$tree/include/uapi/linux/$(basename "$h")"
+done
+for f in "${judges[@]}"; do
+	sync_file "$pristine/drivers/pci/endpoint/functions/$f" \
+		"$tree/drivers/pci/endpoint/functions/$f"
 done

@@ -15,7 +15,6 @@ current text on stdin and writes the new text on stdout.
   vendor-prefix PREFIX TEXT      add "^PREFIX,.*" to vendor-prefixes.yaml
   toctree-add NAME...            add entries to the first toctree of an
                                  index.rst, after its last plain entry
-  toctree-drop NAME...           remove toctree entries
 """
 
 import re
@@ -163,16 +162,6 @@ def toctree_add(text, names):
     return "".join(lines[:last + 1] + new + lines[last + 1:])
 
 
-def toctree_drop(text, names):
-    lines = text.splitlines(keepends=True)
-    for n in names:
-        ln = f"   {n}\n"
-        if ln not in lines:
-            sys.exit(f"toctree-drop: no entry {n}")
-        lines.remove(ln)
-    return "".join(lines)
-
-
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     text = sys.stdin.read()
@@ -190,8 +179,6 @@ def main():
         text = vendor_prefix(text, args[0], args[1])
     elif cmd == "toctree-add":
         text = toctree_add(text, args)
-    elif cmd == "toctree-drop":
-        text = toctree_drop(text, args)
     else:
         sys.exit(f"unknown command {cmd}")
     sys.stdout.write(text)

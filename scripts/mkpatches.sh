@@ -22,9 +22,8 @@
 #  2 EPC address space   3 EPF core   4 configfs (+ the framework's Kconfig
 #    and Makefile; the PCI_ENDPOINT help text goes with patch 1)
 #  5 [only if the sources have KUnit suites in drivers/pci/endpoint]
-#  . removal of the NTB functions, which kernel-tree.sh drops with the rest
-#    of drivers/pci/endpoint, with their MAINTAINERS line and documentation
-#  . pci-epf-test
+#  . pci-epf-test, with Kconfig entries for the tree's NTB functions,
+#    which stay as they are (kernel/judges)
 #  . dt-bindings: the vendor prefix, then the binding: bindings go before the
 #    drivers that use them, as the DT maintainers ask
 #  . the link's shared code, wire format and endpoint controller (outbound
@@ -111,6 +110,11 @@ for h in "$repo"/include/uapi/linux/*.h; do
 done
 declare -A final
 for p in "${!todo[@]}"; do final[$p]=${todo[$p]}; done
+# The tree's function drivers that judge our framework stay as they are.
+while read -r f; do
+	f=drivers/pci/endpoint/functions/$f
+	final[$f]=$KCACHE/pristine-6.1/$f
+done < <(grep -v '^#' "$repo/kernel/judges")
 
 # claim PATTERN...: put every file of ours whose tree path matches.
 claim() {
@@ -290,52 +294,8 @@ then
 	exit 1
 fi
 
-# --- the NTB functions go, as in kernel-tree.sh ---
-fn=$ep/functions
-gone=()
-while read -r f; do
-	[ -n "${final[$f]:-}" ] || gone+=("$f")
-done < <(git ls-files -- "$fn")
-if [ ${#gone[@]} -gt 0 ]; then
-	syms=()
-	for f in "${gone[@]}"; do
-		obj=$(basename "$f" .c).o
-		sym=$(sed -n "s/^obj-\$(CONFIG_\([A-Z0-9_]*\)).*[[:space:]]$obj\$/\1/p" \
-			<(cur $fn/Makefile))
-		[ -n "$sym" ] || { echo "mkpatches: no Kconfig for $f" >&2; exit 1; }
-		syms+=("$sym")
-		del "$f"
-		change $fn/Makefile grep -v "[[:space:]]$obj\$"
-	done
-	change $fn/Kconfig edit kconfig-drop "${syms[@]}"
-	if [ "${gone[*]}" != "$fn/pci-epf-ntb.c $fn/pci-epf-vntb.c" ]; then
-		echo "mkpatches: expected to remove the NTB functions only," \
-			"not ${gone[*]}" >&2
-		exit 1
-	fi
-	change MAINTAINERS edit maint-drop "NTB DRIVER CORE" \
-		"F:	$fn/pci-epf-*ntb.c"
-	for d in pci-ntb-function pci-ntb-howto pci-vntb-function \
-		 pci-vntb-howto function/binding/pci-ntb; do
-		del "Documentation/PCI/endpoint/$d.rst"
-	done
-	change Documentation/PCI/endpoint/index.rst edit toctree-drop \
-		pci-ntb-function pci-ntb-howto pci-vntb-function pci-vntb-howto \
-		function/binding/pci-ntb
-	commit "PCI: endpoint: functions: Remove the NTB functions" <<'EOF'
-This tree's endpoint framework is built, tested and maintained with one
-function driver, pci-epf-test, run against the stock host driver and
-pcitest on a real link.  The NTB and virtual NTB functions have never run
-on it, and no controller of this tree's test setup offers the two
-endpoint interfaces pci-epf-ntb needs, so remove them, their Kconfig
-entries and documentation rather than ship them unverified.
-
-They still compile against the framework's headers, so bringing them
-back later is a revert plus the testing.
-EOF
-fi
-
 # --- pci-epf-test ---
+fn=$ep/functions
 claim "$fn/*"
 commit "PCI: endpoint: functions: Replace pci-epf-test" rewrite <<'EOF'
 Rewrite the test function that the host's stock pci_endpoint_test driver
@@ -351,6 +311,9 @@ when the link goes down instead of running on against a host that has
 gone.  A corrupt_next module parameter flips a byte of the next
 transfers, so that a test can prove that the host's checksum catches a
 corrupted transfer.
+
+The directory's Kconfig and Makefile are rewritten with it; the NTB and
+virtual NTB functions keep their entries and are not changed.
 EOF
 
 # --- dt-bindings ---
@@ -578,9 +541,9 @@ Order: the framework is replaced piece by piece, each piece building on
 the new headers while the pieces after it are still those of 6.1.  Patch
 1 carries pci-epf.h along with the controller core, which calls the
 function event ops and takes the function lock that header declares.
-The NTB functions are removed: they build on the new headers, but have
-not been run on this framework.  The bindings come before the drivers
-that use them, the documentation last.
+The tree's NTB and virtual NTB functions are kept unchanged: they build
+on the new headers.  The bindings come before the drivers that use them,
+the documentation last.
 
 Each of the {n} patches applies with git am on Linux {version} as
 Debian's linux-source-6.1 ships it, the tree builds a 32-bit ARM kernel
