@@ -43,8 +43,8 @@ HOST_CFLAGS := -O2 -Wall -Wextra -Werror
 
 PYTHON ?= python3
 
-.PHONY: all deps tree kernel pcitest initramfs dtbs guest uboot server guests \
-	run test soak bench patches clean distclean
+.PHONY: all deps tree kernel pcitest initramfs modules dtbs guest uboot \
+	server guests run test soak bench patches clean distclean
 
 all: guests
 
@@ -76,6 +76,14 @@ initramfs: kernel pcitest $(G)/memcpy-bench
 	@$(REPO)/scripts/mkinitramfs.sh $(KOBJ)/usr/gen_init_cpio \
 		$(KCACHE)/pristine-6.1 $(G)/pcitest $(G)/initramfs.cpio.gz \
 		$(G)/memcpy-bench
+
+# A variant's modules (kernel/ntb.config's), for its guests to load: its
+# initramfs is the guests' one plus /lib/modules; the rig boots
+# initramfs-<variant>.cpio.gz where one exists.
+modules: kernel initramfs
+	@$(KMAKE) modules
+	@$(REPO)/scripts/mkmodules-initramfs.sh $(KOBJ)/usr/gen_init_cpio \
+		$(KOBJ) $(G)/initramfs.cpio.gz $(G)/initramfs-$(KVARIANT).cpio.gz
 
 dtbs: deps
 	@$(REPO)/scripts/mkdtbs.sh $(G)/dtb
@@ -118,6 +126,7 @@ TEST_PASSES ?= arm,debug,arm64,arm-ep-arm64-rc,arm64-ep-arm-rc,uboot,uboot-arm64
 test: guests
 	@$(MAKE) -s -C $(REPO) kernel ARCH=arm KVARIANT=kunit
 	@$(MAKE) -s -C $(REPO) kernel ARCH=arm KVARIANT=debug
+	@$(MAKE) -s -C $(REPO) modules ARCH=arm KVARIANT=ntb
 	@$(MAKE) -s -C $(REPO) uboot ARCH=arm
 	@$(MAKE) -s -C $(REPO) guest uboot ARCH=arm64
 	@$(MAKE) -s -C $(REPO)/tests/server O=$(B)/server

@@ -258,9 +258,13 @@ class Guest:
                               f"file={disk}",
                     "-device", "virtio-blk-device,drive=boot"]
         image = f"{arch['image']}-{r.kvariant}"
+        # A variant with modules has its own (make modules KVARIANT=...).
+        initrd = os.path.join(self.files, f"initramfs-{r.kvariant}.cpio.gz")
+        if not os.path.exists(initrd):
+            initrd = os.path.join(self.files, "initramfs.cpio.gz")
         return [
             "-kernel", os.path.join(self.files, image),
-            "-initrd", os.path.join(self.files, "initramfs.cpio.gz"),
+            "-initrd", initrd,
             "-dtb", os.path.join(self.files, "dtb", f"{self.tree}.dtb"),
             "-append", f"console=ttyAMA0 panic=-1 oops=panic "
                        f"vlink.role={self.role} {r.cmdline}".strip(),
