@@ -30,6 +30,7 @@ import test_hostile  # noqa: E402
 import test_link_faults  # noqa: E402
 import test_kunit  # noqa: E402
 import test_multifunction  # noqa: E402
+import test_ntb  # noqa: E402
 import test_patches  # noqa: E402
 import test_pcitest  # noqa: E402
 import test_peer_failure  # noqa: E402
@@ -195,6 +196,8 @@ def main():
               "patch", test_patches.run, build)
         stage(results, "KUnit suites of the endpoint framework",
               test_kunit.run, build)
+        stage(results, "NTB: the tree's NTB functions on the ntb kernel",
+              test_ntb.run, build)
     for p in map(PASSES.get, passes):
         # The same suites on each kernel, architecture and boot path: the
         # debug kernel must stay silent.
