@@ -108,16 +108,24 @@ def kasan(where="vlink_rc_link_work"):
             "Disabling lock debugging due to kernel taint\n")
 
 
-def wait_after_remove(remover="vlink_rc_scan_work", comm="pcitest"):
+def fp_stack(*frames):
+    """The frame-pointer unwinder's backtrace: each frame followed by the
+    registers it saved."""
+    return "".join(ln + " r5:c334c444 r4:7fffffff\n"
+                   for ln in stack(*frames).splitlines(keepends=True))
+
+
+def wait_after_remove(remover="vlink_rc_scan_work", comm="pcitest",
+                      unwinder=stack, waits=("__wait_for_common",)):
     """KASAN on the stock driver's ioctl waking after its device went."""
     return (RULE +
             "BUG: KASAN: use-after-free in __lock_acquire+0x4c7/0x29f0\n"
             f"Read of size 4 at addr c2e2d474 by task {comm}/80\n\n" +
             header(comm, 80) +
-            stack("unwind_backtrace", "show_stack", "dump_stack_lvl",
-                  "print_report", "kasan_report", "__lock_acquire",
-                  "lock_acquire", "_raw_spin_lock_irq", "__wait_for_common",
-                  "pci_endpoint_test_ioctl", "sys_ioctl") +
+            unwinder("dump_backtrace", "show_stack", "dump_stack_lvl",
+                     "print_report", "kasan_report", "__lock_acquire",
+                     "lock_acquire", "_raw_spin_lock_irq", *waits,
+                     "pci_endpoint_test_ioctl", "sys_ioctl") +
             "\nAllocated by task 25:\n" +
             saved_stack("__kasan_kmalloc", "devm_kmalloc",
                         "pci_endpoint_test_probe", "pci_device_probe") +
@@ -235,6 +243,15 @@ CONSOLES = [
      False),
     ("the stock ioctl waking after our RC removed its device is excused",
      BOOT + in_flight() + wait_after_remove() + AFTER, ENDPOINT_DIED, True),
+    ("the same, as the frame-pointer unwinder shows it, is excused",
+     BOOT + in_flight() +
+     wait_after_remove(unwinder=fp_stack, waits=("__wait_for_common",
+                                                 "wait_for_completion")) +
+     AFTER, ENDPOINT_DIED, True),
+    ("that use-after-free waiting elsewhere than the stock ioctl fails",
+     BOOT + wait_after_remove(unwinder=fp_stack, waits=(
+         "__wait_for_common", "wait_for_completion", "vlink_rc_wait")) +
+     AFTER, ENDPOINT_DIED, False),
     ("that use-after-free freed by another path fails",
      BOOT + wait_after_remove(remover="vlink_rc_remove") + AFTER,
      ENDPOINT_DIED, False),
