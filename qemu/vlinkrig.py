@@ -197,6 +197,7 @@ class Guest:
         self.rig = rig
         self.guest = guest
         self.role, self.tree = rig.topology["guests"][guest]
+        self.tree = rig.trees.get(guest, self.tree)
         # (link index, its peer guest) for each of our links, in slot order.
         self.links = [(i, rc if guest == ep else ep)
                       for i, (ep, rc) in enumerate(rig.topology["links"])
@@ -436,7 +437,7 @@ class Rig:
 
     def __init__(self, build, name="vlink", ram_mb=RAM_MB, kvariant=None,
                  cmdline="", control=False, boot=None, server_dma=True,
-                 topology="pair"):
+                 topology="pair", trees=None):
         # The suite runs on each kernel variant it is told to (debug, ...)
         # and each pairing of architectures (VLINK_EP_ARCH, VLINK_RC_ARCH).
         kvariant = kvariant or os.environ.get("VLINK_KVARIANT", "vlink")
@@ -444,13 +445,16 @@ class Rig:
         if self.boot not in BOOTS:
             raise RigError(f"no boot path {self.boot}: {', '.join(BOOTS)}")
         if self.boot == "uboot" and (kvariant != "vlink" or cmdline or
-                                     topology != "pair"):
+                                     topology != "pair" or trees):
             raise RigError("the U-Boot boot disks hold the normal kernel, "
                            "the pair's trees and their own command line")
         if topology not in TOPOLOGIES:
             raise RigError(f"no topology {topology}: "
                            f"{', '.join(TOPOLOGIES)}")
         self.topology = TOPOLOGIES[topology]
+        # A guest booted with another tree than its topology's, e.g.
+        # {"ep": "ep.bar64"} (scripts/mkdtbs.sh).
+        self.trees = trees or {}
         self.arches = {role: os.environ.get(f"VLINK_{role.upper()}_ARCH",
                                             "arm") for role in ROLES}
         for role, arch in self.arches.items():

@@ -4,7 +4,8 @@
 # mkdtbs.sh OUTDIR: the device trees $ARCH guests boot with.  QEMU's own
 # description of the virt board (OUTDIR/virt.dtb), with one of our overlays
 # (dts/vlink-NAME.dtso, also kept as OUTDIR/vlink-NAME.dtbo) applied:
-# OUTDIR/NAME.dtb, e.g. ep.dtb and rc.dtb.  The machine options must match the ones the rig boots
+# OUTDIR/NAME.dtb, e.g. ep.dtb and rc.dtb; an overlay named BASE.VARIANT
+# goes on top of BASE's.  The machine options must match the ones the rig boots
 # with (qemu/vlinkrig.py).
 set -euo pipefail
 
@@ -31,6 +32,14 @@ for dtso in "$repo"/dts/vlink-*.dtso; do
 	name=$(basename "$dtso" .dtso)
 	name=${name#vlink-}
 	dtc -q -@ -I dts -O dtb -o "$out/vlink-$name.dtbo" "$dtso"
-	fdtoverlay -i "$out/virt.dtb" -o "$out/$name.dtb" "$out/vlink-$name.dtbo"
+done
+# BASE.VARIANT: the variant's overlay on top of BASE's (ep.bar64.dtb).
+for dtso in "$repo"/dts/vlink-*.dtso; do
+	name=$(basename "$dtso" .dtso)
+	name=${name#vlink-}
+	overlays=("$out/vlink-$name.dtbo")
+	[ "${name%%.*}" = "$name" ] ||
+		overlays=("$out/vlink-${name%%.*}.dtbo" "${overlays[@]}")
+	fdtoverlay -i "$out/virt.dtb" -o "$out/$name.dtb" "${overlays[@]}"
 done
 echo "$inputs" | sha256sum > "$stamp"

@@ -5,11 +5,14 @@ built in, ntb_hw_epf and ntb_netdev as modules in the guests' initramfs.
 
 - The function drivers in the build tree are the pristine tree's, byte
   for byte (kernel/judges), and none of them is copied into the repository.
-- vNTB on one link: configfs-scripts/vlink-vntb binds pci-epf-vntb as
-  pci-vntb-howto.rst does; the endpoint's virtual PCI bus shows the NTB
-  device 1957:080a, pci-epf-vntb's own PCI driver takes it and registers
-  an NTB device, and ntb_netdev, loaded after, makes a network interface
-  of it.  ntb_hw_epf loads on the root complex.
+- vNTB on one link, the endpoint controller with i.MX8M's BAR layout
+  (dts/vlink-ep.bar64.dtso: 64-bit BARs 0, 2 and 4, where ntb_hw_epf
+  looks for 1957:0809's registers, doorbells and memory window):
+  configfs-scripts/vlink-vntb binds pci-epf-vntb as pci-vntb-howto.rst
+  does; the endpoint's virtual PCI bus shows the NTB device 1957:080a,
+  pci-epf-vntb's own PCI driver takes it and registers an NTB device, and
+  ntb_netdev, loaded after, makes a network interface of it.  ntb_hw_epf
+  loads on the root complex.
 
 What does not run yet: the root complex refuses the function, because
 pci-epf-vntb moves its memory window's BAR to a new backing after the
@@ -83,7 +86,8 @@ def ep_side(ep):
 
 
 def vntb(r, build):
-    with Rig(build, name="vntb", kvariant="ntb") as rig:
+    with Rig(build, name="vntb", kvariant="ntb",
+             trees={"ep": "ep.bar64"}) as rig:
         try:
             ep, rc = rig.start_pair()
             mark = rc.mark()
@@ -93,8 +97,8 @@ def vntb(r, build):
                    "pci-epf-vntb's driver takes it and ntb_netdev makes "
                    "an interface of it", ep_side, ep)
             r.step("vntb: rc refuses the function's moving memory-window "
-                   "BAR with a clear error",
-                   rc.expect, r"vlink-rc \S+: function 0: BAR\d [^\n]* is "
+                   "BAR (BAR4, where ntb_hw_epf looks) with a clear error",
+                   rc.expect, r"vlink-rc \S+: function 0: BAR4 [^\n]* is "
                    r"not a BAR this link can present, function refused",
                    TIMEOUT, "the RC's verdict on the vNTB function",
                    since=mark)

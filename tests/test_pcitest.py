@@ -209,6 +209,55 @@ def irq_type_run(r, build, irq_type, name):
         check_consoles(r, rig, name)
 
 
+# /sys/bus/pci/devices/*/resource: a 64-bit memory BAR (IORESOURCE_MEM_64).
+IORESOURCE_MEM_64 = 0x00100000
+
+
+def host_bars(rc):
+    """Each standard BAR of the host's test device: None when absent, else
+    whether the host sees a 64-bit BAR."""
+    status, out = rc.run("head -n 6 /sys/bus/pci/drivers/pci-endpoint-test/"
+                         "*/resource")
+    rows = [ln.split() for ln in out.splitlines() if ln.startswith("0x")]
+    assert status == 0 and len(rows) == 6, f"no resource file: {out!r}"
+    return [None if int(end, 16) == 0 else bool(int(fl, 16) &
+                                                IORESOURCE_MEM_64)
+            for _, end, fl in rows]
+
+
+def bar64_run(r, build):
+    """pci-epf-test on a controller whose BARs 0, 2 and 4 are fixed 64-bit
+    (dts/vlink-ep.bar64.dtso): the host finds three 64-bit BARs and
+    pcitest passes on each, and on the transfers through them."""
+    name = "pcitest, 64-bit BARs"
+    with Rig(build, name="bar64", trees={"ep": "ep.bar64"}) as rig:
+        try:
+            ep, rc = rig.start_pair()
+            r.record(f"{name}: ep says its BARs 0, 2 and 4 are 64-bit",
+                     re.search(r"vlink-ep \S+: BARs 0, 2 and 4 are 64-bit",
+                               ep.output()), "no such line on the console")
+            r.step(f"{name}: bind 104c:b500", bind, ep, rc)
+            bars = host_bars(rc)
+            r.record(f"{name}: the host sees 64-bit BARs 0, 2 and 4 and "
+                     "nothing in 1, 3 and 5",
+                     bars == [True, None, True, None, True, None],
+                     f"BARs as the host sees them: {bars}")
+            for bar in range(6):
+                status, out = rc.run(f"pcitest -b {bar}")
+                okay = re.search(rf"BAR{bar}:\s+OKAY", out)
+                r.record(f"{name}: pcitest -b {bar} "
+                         f"{'OKAY' if bar % 2 == 0 else 'NOT OKAY (no BAR)'}",
+                         bool(okay) == (bar % 2 == 0), out.strip()[-200:])
+            for op, flag in (("READ", "-r"), ("WRITE", "-w"), ("COPY", "-c")):
+                status, out = rc.run(f"pcitest {flag} -s 1048576", 120)
+                r.record(f"{name}: {op} 1 MiB OKAY", status == 0 and
+                         re.search(rf"{op} \(\s*1048576 bytes\):\s+OKAY",
+                                   out), f"exit {status}: {out[-200:]}")
+        except Abort:
+            pass
+        check_consoles(r, rig, name)
+
+
 def run(results, build):
     with Rig(build, name="pcitest") as rig:
         try:
@@ -227,3 +276,4 @@ def run(results, build):
     fallback_run(results, build)
     irq_type_run(results, build, 0, "irq_type=0 (legacy)")
     irq_type_run(results, build, 2, "irq_type=2 (MSI-X)")
+    bar64_run(results, build)

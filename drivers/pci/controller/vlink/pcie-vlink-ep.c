@@ -90,6 +90,7 @@ struct vlink_ep {
 	struct mutex link_lock;		/* link state changes */
 	spinlock_t msix_lock;		/* PBA and BAR pointers */
 	bool linked;
+	struct pci_epc_features features;
 };
 
 /* The outbound window maps whole pages: host buffers must be page aligned. */
@@ -99,6 +100,14 @@ static const struct pci_epc_features vlink_ep_features = {
 	.msix_capable = true,
 	.align = PAGE_SIZE,
 };
+
+/*
+ * With "vlink,bar-64bit" the controller has the BAR layout of i.MX8M's
+ * DesignWare endpoint: BARs 0, 2 and 4 are 64-bit, 1, 3 and 5 their upper
+ * halves.  Host drivers written for such silicon (ntb_hw_epf's 1957:0809)
+ * look for their registers in BARs 0, 2 and 4.
+ */
+#define VLINK_EP_BARS_64BIT	(BIT(BAR_0) | BIT(BAR_2) | BIT(BAR_4))
 
 static struct vlink_ep_fn *vlink_ep_fn(struct pci_epc *epc, u8 func_no,
 				       u8 vfunc_no)
@@ -217,12 +226,23 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	struct vlink_ep *ep = epc_get_drvdata(epc);
 	struct vlink_ep_fn *f = vlink_ep_fn(epc, func_no, vfunc_no);
 	enum pci_barno bar = epf_bar->barno;
-	bool is64 = epf_bar->flags & PCI_BASE_ADDRESS_MEM_TYPE_64;
+	u8 wide = ep->features.bar_fixed_64bit;
+	int flags = epf_bar->flags;
 
-	if (!f || bar < BAR_0 || bar > BAR_5 || (is64 && bar == BAR_5))
+	if (!f || bar < BAR_0 || bar > BAR_5)
+		return -EINVAL;
+	/* A fixed 64-bit BAR is one whatever the function asks, as in silicon. */
+	if (wide & BIT(bar))
+		flags |= PCI_BASE_ADDRESS_MEM_TYPE_64;
+	if (bar > BAR_0 && (wide & BIT(bar - 1))) {
+		dev_err(&epc->dev, "function %u: BAR%d is the upper half of 64-bit BAR%d\n",
+			func_no, bar, bar - 1);
+		return -EINVAL;
+	}
+	if ((flags & PCI_BASE_ADDRESS_MEM_TYPE_64) && bar == BAR_5)
 		return -EINVAL;
 	/* Only what the root complex can present: memory, naturally aligned. */
-	if ((epf_bar->flags & PCI_BASE_ADDRESS_SPACE_IO) ||
+	if ((flags & PCI_BASE_ADDRESS_SPACE_IO) ||
 	    !is_power_of_2(epf_bar->size) ||
 	    !IS_ALIGNED(epf_bar->phys_addr, epf_bar->size))
 		return -EINVAL;
@@ -233,7 +253,7 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	f->stranded = false;
 	spin_unlock(&ep->msix_lock);
 	vlink_wr64(&f->desc->bar[bar].phys, epf_bar->phys_addr);
-	vlink_wr32(&f->desc->bar[bar].flags, epf_bar->flags);
+	vlink_wr32(&f->desc->bar[bar].flags, flags);
 	vlink_wr64(&f->desc->bar[bar].size, epf_bar->size);
 	return 0;
 }
@@ -619,7 +639,9 @@ static void vlink_ep_stop(struct pci_epc *epc)
 static const struct pci_epc_features *
 vlink_ep_get_features(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
 {
-	return vlink_ep_fn(epc, func_no, vfunc_no) ? &vlink_ep_features : NULL;
+	struct vlink_ep *ep = epc_get_drvdata(epc);
+
+	return vlink_ep_fn(epc, func_no, vfunc_no) ? &ep->features : NULL;
 }
 
 static const struct pci_epc_ops vlink_ep_ops = {
@@ -697,6 +719,11 @@ static int vlink_ep_init_functions(struct vlink_ep *ep)
 	u8 max = VLINK_MAX_FUNCTIONS;
 	unsigned int i;
 
+	ep->features = vlink_ep_features;
+	if (of_property_read_bool(np, "vlink,bar-64bit")) {
+		ep->features.bar_fixed_64bit = VLINK_EP_BARS_64BIT;
+		dev_info(&vl->pdev->dev, "BARs 0, 2 and 4 are 64-bit\n");
+	}
 	of_property_read_u8(np, "max-functions", &max);
 	if (!max || max > room) {
 		dev_err(&vl->pdev->dev, "max-functions %u: the link has room for 1..%u\n",
