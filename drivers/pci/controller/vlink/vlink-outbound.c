@@ -12,58 +12,21 @@
  * that path.  Unmapped pages point at a parking page in our own RAM, so a
  * stray access through an unmapped window lands nowhere that matters.
  *
- * The window's virtual range is built page by page here rather than by
- * ioremap(): arm64 maps a large aligned ioremap() with block entries, whose
- * pages cannot be moved one at a time.  The page-table walk uses symbols
- * ARM does not export: built in only.
+ * The window is an aperture (vlink-aperture.c): on 32-bit ARM the
+ * addresses the library gives out are the aperture's own physical range,
+ * so a function driver that ioremap()s one (as ntb_transport does with
+ * pci-epf-vntb's) sees what map_addr() points it at.  Elsewhere they are
+ * the window device's BAR, a cookie only the library's own mapping uses.
  */
 
-#include <linux/io.h>
 #include <linux/mm.h>
-#include <linux/pgtable.h>
-#include <linux/vmalloc.h>
-#include <asm/tlbflush.h>
 
 #include "vlink.h"
+#include "vlink-aperture.h"
 #include "vlink-outbound.h"
 
 /* vlink_ob_set_link() notes the slots it parks in a word. */
 static_assert(VLINK_OB_MAPS <= BITS_PER_LONG);
-
-struct vlink_ob_retarget {
-	unsigned long pfn;
-	bool step;
-};
-
-static int vlink_ob_set_pte(pte_t *pte, unsigned long addr, void *data)
-{
-	struct vlink_ob_retarget *t = data;
-
-	set_pte_at(&init_mm, addr, pte,
-		   pfn_pte(t->pfn, pgprot_device(PAGE_KERNEL)));
-	if (t->step)
-		t->pfn++;
-	return 0;
-}
-
-static int vlink_ob_retarget(struct vlink_ob *ob, size_t off, size_t size,
-			     unsigned long pfn, bool step)
-{
-	struct vlink_ob_retarget t = { .pfn = pfn, .step = step };
-	unsigned long va = (unsigned long)ob->virt + off;
-	int ret;
-
-	ret = apply_to_existing_page_range(&init_mm, va, size,
-					   vlink_ob_set_pte, &t);
-	flush_tlb_kernel_range(va, va + size);
-	return ret;
-}
-
-/* Point part of the window at the parking page. */
-static int vlink_ob_park(struct vlink_ob *ob, size_t off, size_t size)
-{
-	return vlink_ob_retarget(ob, off, size, page_to_pfn(ob->parking), false);
-}
 
 static struct vlink_ob_map *vlink_ob_find(struct vlink_ob *ob,
 					  phys_addr_t phys)
@@ -127,8 +90,7 @@ int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
 		goto out;
 	}
 	size = PAGE_ALIGN(size);
-	ret = vlink_ob_retarget(ob, off, size,
-				PHYS_PFN(vl->win_phys + host_off), true);
+	ret = vlink_ap_map(ob->ap, off, size, vl->win_phys + host_off);
 	if (!ret) {
 		spin_lock_irq(&ob->map_lock);
 		m->phys = phys;
@@ -159,7 +121,7 @@ void vlink_ob_unmap(struct vlink_ob *ob, phys_addr_t phys)
 		m->size = 0;
 		spin_unlock_irq(&ob->map_lock);
 		if (!m->parked)
-			vlink_ob_park(ob, phys - ob->phys, size);
+			vlink_ap_park(ob->ap, phys - ob->phys, size);
 		m->parked = false;
 	} else {
 		pci_warn(ob->vl->pdev, "outbound unmap of %pa, which is not mapped\n",
@@ -196,7 +158,7 @@ void vlink_ob_set_link(struct vlink_ob *ob, bool up)
 	/* The DMA engine stops using them first, then the CPU cannot. */
 	for_each_set_bit(i, &newly, VLINK_OB_MAPS) {
 		m = &ob->map[i];
-		vlink_ob_park(ob, m->phys - ob->phys, m->size);
+		vlink_ap_park(ob->ap, m->phys - ob->phys, m->size);
 		n++;
 	}
 	mutex_unlock(&ob->lock);
@@ -266,8 +228,7 @@ static void vlink_ob_release(void *data)
 {
 	struct vlink_ob *ob = data;
 
-	free_vm_area(ob->area);
-	__free_page(ob->parking);
+	vlink_ap_destroy(ob->ap);
 }
 
 /**
@@ -280,30 +241,15 @@ static void vlink_ob_release(void *data)
  */
 int vlink_ob_init(struct vlink_ob *ob, struct vlink *vl, size_t size)
 {
-	struct vlink_ob_retarget t = { };
-	int ret;
-
 	ob->vl = vl;
 	mutex_init(&ob->lock);
 	spin_lock_init(&ob->map_lock);
 	ob->size = min_t(size_t, size, vl->win_size);
-	ob->phys = vl->win_phys;
-	ob->parking = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!ob->parking)
-		return -ENOMEM;
-	ob->area = get_vm_area(ob->size, VM_IOREMAP);
-	if (!ob->area) {
-		__free_page(ob->parking);
-		return -ENOMEM;
-	}
-	ob->virt = (void __iomem *)ob->area->addr;
-	/* One PTE per page, all parked; map_addr() moves them. */
-	t.pfn = page_to_pfn(ob->parking);
-	ret = apply_to_page_range(&init_mm, (unsigned long)ob->area->addr,
-				  ob->size, vlink_ob_set_pte, &t);
-	if (ret) {
-		vlink_ob_release(ob);
-		return ret;
-	}
+	ob->ap = vlink_ap_create(&vl->pdev->dev, "vlink outbound window",
+				 ob->size);
+	if (IS_ERR(ob->ap))
+		return PTR_ERR(ob->ap);
+	ob->phys = ob->ap->phys ?: vl->win_phys;
+	ob->virt = ob->ap->virt;
 	return devm_add_action_or_reset(&vl->pdev->dev, vlink_ob_release, ob);
 }

@@ -11,7 +11,7 @@
 #include <linux/types.h>
 
 struct vlink;
-struct vm_struct;
+struct vlink_aperture;
 
 #define VLINK_OB_MAPS		32
 
@@ -33,10 +33,9 @@ struct vlink_ob_map {
  * struct vlink_ob - the outbound window of an endpoint link
  * @vl: the link
  * @phys: the window's start, a cookie for the address-space library
- * @area: its virtual range, with a PTE per page
- * @virt: where that range starts; map_addr() moves its PTEs
+ * @ap: its pages, which map_addr() moves; unmapped ones are parked
+ * @virt: where they start
  * @size: its size
- * @parking: where unmapped pages point
  * @lock: serialises changes of @map and @up
  * @map_lock: taken too by those changes, for readers that cannot sleep
  * @up: the link is up: mappings may be made
@@ -45,10 +44,9 @@ struct vlink_ob_map {
 struct vlink_ob {
 	struct vlink *vl;
 	phys_addr_t phys;
-	struct vm_struct *area;
+	struct vlink_aperture *ap;
 	void __iomem *virt;
 	size_t size;
-	struct page *parking;
 	struct mutex lock;		/* @map, @up */
 	spinlock_t map_lock;		/* @map, @up, for vlink_ob_resolve() */
 	bool up;
