@@ -131,7 +131,8 @@ enum vlink_state {
  * @enum_gen: RC only: the start_gen the RC has last acted on
  * @func_seen: RC only: the functions it presents now; the EP frees a
  *             withdrawn function's memory only once its bit is clear here
- * @reserved: zero; the structure's size is the same on every ABI
+ * @bar_gen: EP only: incremented whenever a function the RC may present
+ *           moves the translation of a BAR (&struct vlink_bar_desc)
  */
 struct vlink_side {
 	__le32 state;
@@ -144,20 +145,31 @@ struct vlink_side {
 	__le32 func_mask;
 	__le32 enum_gen;
 	__le32 func_seen;
-	__le32 reserved;
+	__le32 bar_gen;
 };
+
+/*
+ * vlink_bar_desc.attr: the endpoint may move this BAR's translation while
+ * the host uses it (it was set before it had memory, or set again).  The
+ * root complex then gives it a host address of its own whose pages follow
+ * @phys, which need only be page-aligned; a fixed BAR's host address is
+ * where its memory shows through the window.
+ */
+#define VLINK_BAR_MOVABLE	0x1
 
 /**
  * struct vlink_bar_desc - a BAR as the endpoint set it
- * @phys: EP guest-physical address of the BAR's memory
+ * @phys: EP guest-physical address of the BAR's memory; for a movable BAR,
+ *        anything outside the EP's RAM means no memory yet
  * @size: size in bytes, a power of two; 0 when the BAR is not set
  * @flags: PCI_BASE_ADDRESS_* space, type and prefetch bits
+ * @attr: VLINK_BAR_* attributes
  */
 struct vlink_bar_desc {
 	__le64 phys;
 	__le64 size;
 	__le32 flags;
-	__le32 reserved;
+	__le32 attr;
 };
 
 /**

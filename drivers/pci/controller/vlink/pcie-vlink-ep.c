@@ -42,6 +42,8 @@
  * @desc: its BAR descriptors in the link shm
  * @bar: kernel address of each BAR's memory, for the MSI-X table
  * @bar_size: size of each BAR, which the MSI-X table and PBA must lie within
+ * @bar_phys: where each BAR's translation points, as last published
+ * @bar_movable: the BAR's translation may move while the host uses it
  * @has_header: write_header() was called
  * @msi: it has an MSI capability
  * @msix: it has an MSI-X capability
@@ -60,6 +62,8 @@ struct vlink_ep_fn {
 	struct vlink_func_desc *desc;
 	void *bar[PCI_STD_NUM_BARS];
 	size_t bar_size[PCI_STD_NUM_BARS];
+	phys_addr_t bar_phys[PCI_STD_NUM_BARS];
+	bool bar_movable[PCI_STD_NUM_BARS];
 	bool has_header;
 	bool msi;
 	bool msix;
@@ -220,6 +224,21 @@ static int vlink_ep_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	return 0;
 }
 
+/*
+ * A BAR set before it has memory (outside our RAM: pci-epf-vntb's memory
+ * windows start at 0), or set again with other memory, is movable: the
+ * root complex presents it at a host address of its own whose pages
+ * follow the translation, which therefore need only be page-aligned.
+ * A fixed BAR shows its memory through the window at the host address,
+ * which must be naturally aligned.
+ */
+static bool vlink_ep_bar_moves(struct vlink_ep_fn *f, enum pci_barno bar,
+			       phys_addr_t phys)
+{
+	return f->bar_movable[bar] || !page_is_ram(PHYS_PFN(phys)) ||
+	       (f->bar_size[bar] && f->bar_phys[bar] != phys);
+}
+
 static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			    struct pci_epf_bar *epf_bar)
 {
@@ -228,6 +247,7 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	enum pci_barno bar = epf_bar->barno;
 	u8 wide = ep->features.bar_fixed_64bit;
 	int flags = epf_bar->flags;
+	bool movable;
 
 	if (!f || bar < BAR_0 || bar > BAR_5)
 		return -EINVAL;
@@ -242,19 +262,31 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	if ((flags & PCI_BASE_ADDRESS_MEM_TYPE_64) && bar == BAR_5)
 		return -EINVAL;
 	/* Only what the root complex can present: memory, naturally aligned. */
+	movable = vlink_ep_bar_moves(f, bar, epf_bar->phys_addr);
 	if ((flags & PCI_BASE_ADDRESS_SPACE_IO) ||
 	    !is_power_of_2(epf_bar->size) ||
-	    !IS_ALIGNED(epf_bar->phys_addr, epf_bar->size))
+	    !IS_ALIGNED(epf_bar->phys_addr,
+			movable ? PAGE_SIZE : epf_bar->size))
 		return -EINVAL;
 
 	spin_lock(&ep->msix_lock);
 	f->bar[bar] = epf_bar->addr;
 	f->bar_size[bar] = epf_bar->size;
+	f->bar_phys[bar] = epf_bar->phys_addr;
+	f->bar_movable[bar] = movable;
 	f->stranded = false;
 	spin_unlock(&ep->msix_lock);
 	vlink_wr64(&f->desc->bar[bar].phys, epf_bar->phys_addr);
 	vlink_wr32(&f->desc->bar[bar].flags, flags);
+	vlink_wr32(&f->desc->bar[bar].attr, movable ? VLINK_BAR_MOVABLE : 0);
 	vlink_wr64(&f->desc->bar[bar].size, epf_bar->size);
+	if (movable) {
+		/* The root complex may present it: let it follow. */
+		wmb();	/* the descriptor before its generation */
+		vlink_wr32(&ep->vl->self->bar_gen,
+			   vlink_rd32(&ep->vl->self->bar_gen) + 1);
+		vlink_ring(ep->vl, VLINK_VEC_LINK);
+	}
 	return 0;
 }
 
@@ -319,6 +351,7 @@ static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	spin_lock(&ep->msix_lock);
 	f->bar[bar] = NULL;
 	f->bar_size[bar] = 0;
+	f->bar_movable[bar] = false;
 	spin_unlock(&ep->msix_lock);
 	if (!vlink_ep_has_bars(f)) {
 		f->has_header = false;

@@ -29,9 +29,11 @@
 #include <linux/slab.h>
 
 #include "vlink.h"
+#include "vlink-aperture.h"
 
 #define VLINK_RC_CFG_EMULATED	0x100	/* beyond it, config space reads 0 */
 #define VLINK_RC_MAX_CAPS	48
+#define VLINK_RC_AP_SIZE	SZ_32M
 
 /**
  * struct vlink_rc_fn - the root complex's view of one endpoint function
@@ -42,6 +44,10 @@
  * @bar_size: size of each BAR, 0 when not implemented
  * @bar_reg: the value each BAR register holds: address and flags
  * @bar_sizing: the host wrote all ones to the BAR: it reads the size mask
+ * @bar_phys: where the endpoint said each BAR's memory is, as we follow it
+ * @bar_movable: the BAR is presented through the aperture
+ * @bar_ap_off: where in the aperture
+ * @bar_shown: bytes of a movable BAR that show the endpoint's memory
  */
 struct vlink_rc_fn {
 	bool present;
@@ -51,6 +57,10 @@ struct vlink_rc_fn {
 	u64 bar_size[PCI_STD_NUM_BARS];
 	u32 bar_reg[PCI_STD_NUM_BARS];
 	bool bar_sizing[PCI_STD_NUM_BARS];
+	u64 bar_phys[PCI_STD_NUM_BARS];
+	bool bar_movable[PCI_STD_NUM_BARS];
+	size_t bar_ap_off[PCI_STD_NUM_BARS];
+	u64 bar_shown[PCI_STD_NUM_BARS];
 };
 
 /**
@@ -74,6 +84,9 @@ struct vlink_rc_fn {
  * @acked_stretch: the stretch of the generation we acknowledged
  * @acked_gen: the endpoint generation we acknowledged
  * @seen: the functions we present, as published in our side area
+ * @ap: host addresses of the BARs whose translation moves (32-bit ARM)
+ * @ap_next: the first offset of @ap that no BAR of this enumeration has
+ * @bar_gen: the endpoint's count of BAR moves we have followed
  * @msi_inner: the domain of the pending-bitmap bits
  * @msi_domain: the PCI/MSI domain on top of it, the bus's MSI domain
  * @intx_domain: INTA..INTD of the root bus
@@ -98,6 +111,9 @@ struct vlink_rc {
 	u32 acked_stretch;
 	u32 acked_gen;
 	u32 seen;
+	struct vlink_aperture *ap;
+	size_t ap_next;
+	u32 bar_gen;
 	struct irq_domain *msi_inner;
 	struct irq_domain *msi_domain;
 	struct irq_domain *intx_domain;
@@ -286,8 +302,75 @@ static int vlink_rc_check_header(struct vlink_rc *rc, struct vlink_rc_fn *f,
 }
 
 /*
- * Present the function's BARs as assigned: the PCI address of a BAR is
- * where its memory shows through the window onto the endpoint's RAM.
+ * Point a movable BAR's pages where the endpoint says its memory is now,
+ * or park them while that is not in its RAM.  @phys and @size come from
+ * our copy of the descriptor.
+ */
+static void vlink_rc_move_bar(struct vlink_rc *rc, struct vlink_rc_fn *f,
+			      unsigned int fn, unsigned int bar, u64 phys,
+			      u64 size)
+{
+	struct vlink *vl = rc->vl;
+	u64 off = phys - vl->peer_ram_base;
+	size_t ap_off = f->bar_ap_off[bar];
+	u64 bar_size = f->bar_size[bar];
+	u64 shown = PAGE_ALIGN(min(size, bar_size));
+
+	if (!PAGE_ALIGNED(phys) || phys < vl->peer_ram_base ||
+	    off >= vl->win_size || shown > vl->win_size - off)
+		shown = 0;
+	if (phys == f->bar_phys[bar] && shown == f->bar_shown[bar])
+		return;
+	f->bar_phys[bar] = phys;
+	f->bar_shown[bar] = shown;
+	if (shown)
+		vlink_ap_map(rc->ap, ap_off, shown, vl->win_phys + off);
+	vlink_ap_park(rc->ap, ap_off + shown, bar_size - shown);
+	if (shown)
+		dev_info(&vl->pdev->dev, "function %u: BAR%u shows endpoint memory %#llx+%#llx\n",
+			 fn, bar, phys, shown);
+	else
+		dev_info(&vl->pdev->dev, "function %u: BAR%u has no endpoint memory at %#llx+%#llx: parked\n",
+			 fn, bar, phys, size);
+}
+
+/*
+ * A movable BAR gets a host address of its own in the aperture, naturally
+ * aligned (the aperture is aligned to its size), whose pages follow the
+ * endpoint's translation.
+ */
+static int vlink_rc_place_movable(struct vlink_rc *rc, struct vlink_rc_fn *f,
+				  unsigned int fn, unsigned int bar, u64 phys,
+				  u64 size, u64 *addr)
+{
+	size_t off;
+
+	if (!rc->ap)
+		return vlink_rc_refuse(rc, fn,
+				       "BAR%u moves, and only a 32-bit ARM root complex can present a moving BAR",
+				       bar);
+	if (size < PAGE_SIZE)
+		return vlink_rc_refuse(rc, fn, "BAR%u moves and is smaller than a page",
+				       bar);
+	off = ALIGN(rc->ap_next, size);
+	if (off > rc->ap->size || size > rc->ap->size - off)
+		return vlink_rc_refuse(rc, fn,
+				       "BAR%u moves: no room for %#llx bytes left in the aperture",
+				       bar, size);
+	rc->ap_next = off + size;
+	f->bar_movable[bar] = true;
+	f->bar_ap_off[bar] = off;
+	f->bar_size[bar] = size;
+	f->bar_phys[bar] = ~0ULL;
+	vlink_rc_move_bar(rc, f, fn, bar, phys, size);
+	*addr = rc->ap->phys + off;
+	return 0;
+}
+
+/*
+ * Present the function's BARs as assigned: the PCI address of a fixed BAR
+ * is where its memory shows through the window onto the endpoint's RAM,
+ * that of a movable BAR is in the aperture.
  */
 static int vlink_rc_place_bars(struct vlink_rc *rc, struct vlink_rc_fn *f,
 			       const struct vlink_func_desc *desc,
@@ -295,26 +378,36 @@ static int vlink_rc_place_bars(struct vlink_rc *rc, struct vlink_rc_fn *f,
 {
 	struct vlink *vl = rc->vl;
 	unsigned int bar;
+	int ret;
 
 	for (bar = 0; bar < PCI_STD_NUM_BARS; bar++) {
 		u64 phys = le64_to_cpu(desc->bar[bar].phys);
 		u64 size = le64_to_cpu(desc->bar[bar].size);
 		u32 flags = le32_to_cpu(desc->bar[bar].flags);
+		u32 attr = le32_to_cpu(desc->bar[bar].attr);
 		u64 off = phys - vl->peer_ram_base;
 		u64 addr = vl->win_phys + off;
 
 		if (!size)
 			continue;
 		if (!is_power_of_2(size) || size < 16 || size > SZ_1G ||
-		    phys < vl->peer_ram_base || off >= vl->win_size ||
-		    size > vl->win_size - off || !IS_ALIGNED(addr, size) ||
 		    (flags & PCI_BASE_ADDRESS_SPACE_IO) ||
 		    ((flags & PCI_BASE_ADDRESS_MEM_TYPE_64) &&
-		     bar == PCI_STD_NUM_BARS - 1))
+		     bar == PCI_STD_NUM_BARS - 1) ||
+		    (!(attr & VLINK_BAR_MOVABLE) &&
+		     (phys < vl->peer_ram_base || off >= vl->win_size ||
+		      size > vl->win_size - off || !IS_ALIGNED(addr, size))))
 			return vlink_rc_refuse(rc, fn,
 					       "BAR%u %#llx+%#llx flags %#x is not a BAR this link can present",
 					       bar, phys, size, flags);
+		if (attr & VLINK_BAR_MOVABLE) {
+			ret = vlink_rc_place_movable(rc, f, fn, bar, phys,
+						     size, &addr);
+			if (ret)
+				return ret;
+		}
 		f->bar_size[bar] = size;
+		f->bar_phys[bar] = phys;
 		f->bar_reg[bar] = lower_32_bits(addr) |
 				  (flags & (PCI_BASE_ADDRESS_MEM_TYPE_MASK |
 					    PCI_BASE_ADDRESS_MEM_PREFETCH));
@@ -535,6 +628,10 @@ static unsigned int vlink_rc_load_functions(struct vlink_rc *rc, u32 mask)
 	unsigned long flags;
 	unsigned int fn, n = 0;
 
+	/* Nothing maps the aperture now: the bus is empty. */
+	rc->ap_next = 0;
+	if (rc->ap)
+		vlink_ap_park(rc->ap, 0, rc->ap->size);
 	for (fn = 0; fn < VLINK_MAX_FUNCTIONS; fn++) {
 		f->present = !vlink_rc_load_function(rc, f, fn, mask);
 		n += f->present;
@@ -611,10 +708,49 @@ static void vlink_rc_withdraw(struct vlink_rc *rc, u32 mask)
 	vlink_rc_set_multi(rc, mask);
 }
 
+/*
+ * The endpoint moved BAR translations: follow the movable BARs of the
+ * functions we present, each descriptor copied once.  A fixed BAR cannot
+ * follow; its host address stays where its memory was.
+ */
+static void vlink_rc_follow_bars(struct vlink_rc *rc)
+{
+	struct vlink *vl = rc->vl;
+	u32 gen = vlink_rd32(&vl->other->bar_gen);
+	struct vlink_bar_desc d;
+	unsigned int fn, bar;
+	struct vlink_rc_fn *f;
+
+	if (gen == rc->bar_gen)
+		return;
+	rc->bar_gen = gen;
+	rmb();	/* the generation before the descriptors it counts */
+	for (fn = 0; fn < VLINK_MAX_FUNCTIONS; fn++) {
+		f = &rc->fn[fn];
+		for (bar = 0; f->present && bar < PCI_STD_NUM_BARS; bar++) {
+			if (!f->bar_size[bar] || vlink_rc_bar_upper(f, bar))
+				continue;
+			memcpy(&d, &vlink_desc(vl, fn)->bar[bar], sizeof(d));
+			if (f->bar_movable[bar])
+				vlink_rc_move_bar(rc, f, fn, bar,
+						  le64_to_cpu(d.phys),
+						  le64_to_cpu(d.size));
+			else if (le64_to_cpu(d.phys) != f->bar_phys[bar])
+				dev_err_ratelimited(&vl->pdev->dev, "function %u: BAR%u moved to %#llx, but the host reaches it at a fixed address: it still shows %#llx\n",
+						    fn, bar, le64_to_cpu(d.phys),
+						    f->bar_phys[bar]);
+		}
+	}
+}
+
 static void vlink_rc_scan(struct vlink_rc *rc, u32 gen, u32 mask)
 {
 	struct device *dev = &rc->vl->pdev->dev;
-	unsigned int n = vlink_rc_load_functions(rc, mask);
+	unsigned int n;
+
+	/* Moves from now on are followed; earlier ones are in the copies. */
+	rc->bar_gen = vlink_rd32(&rc->vl->other->bar_gen);
+	n = vlink_rc_load_functions(rc, mask);
 
 	dev_info(dev, "endpoint started (generation %u): %u function(s) to enumerate\n",
 		 gen, n);
@@ -644,10 +780,12 @@ static void vlink_rc_sync(struct vlink_rc *rc)
 
 	if (rc->enumerated && (!started || fresh))
 		vlink_rc_remove_devices(rc);
-	if (started && fresh)
+	if (started && fresh) {
 		vlink_rc_scan(rc, gen, mask);
-	else if (rc->enumerated)
+	} else if (rc->enumerated) {
 		vlink_rc_withdraw(rc, mask);
+		vlink_rc_follow_bars(rc);
+	}
 	rc->seen = vlink_rc_functions_seen(rc);
 	if (alive && (fresh || seen != rc->seen)) {
 		/* Tell the endpoint this generation is taken care of. */
@@ -909,6 +1047,8 @@ static int vlink_rc_create_bus(struct vlink_rc *rc)
 	pci_add_resource(&bridge->windows, &rc->busn);
 	/* BARs live in the window onto the endpoint's RAM, at PCI addr = phys. */
 	pci_add_resource(&bridge->windows, &vl->win_res);
+	if (rc->ap)
+		pci_add_resource(&bridge->windows, &rc->ap->res);
 	bridge->sysdata = rc;
 	bridge->busnr = 0;
 	bridge->ops = &vlink_rc_pci_ops;
@@ -953,6 +1093,9 @@ static void vlink_rc_teardown(struct vlink_rc *rc)
 	if (cancel_work(&rc->scan_work))
 		kref_put(&rc->ref, vlink_rc_release);
 	vlink_rc_remove_domains(rc);
+	if (rc->ap)
+		vlink_ap_destroy(rc->ap);
+	rc->ap = NULL;
 }
 
 static void vlink_rc_put(void *data)
@@ -990,6 +1133,16 @@ static int vlink_rc_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	rc->vl = vlink_probe(pdev, VLINK_ROLE_RC, &vlink_rc_ops, rc);
 	if (IS_ERR(rc->vl))
 		return PTR_ERR(rc->vl);
+	if (vlink_ap_can_ioremap()) {
+		rc->ap = vlink_ap_create(&pdev->dev, "vlink BAR aperture",
+					 VLINK_RC_AP_SIZE);
+		if (IS_ERR(rc->ap)) {
+			ret = PTR_ERR(rc->ap);
+			rc->ap = NULL;
+			dev_err_probe(&pdev->dev, ret, "cannot set up the BAR aperture\n");
+			goto err;
+		}
+	}
 	ret = vlink_rc_create_domains(rc);
 	if (ret) {
 		dev_err_probe(&pdev->dev, ret, "cannot create irq domains\n");
