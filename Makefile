@@ -66,16 +66,18 @@ kernel: tree
 pcitest: tree
 	@$(REPO)/scripts/build-pcitest.sh $(KCACHE)/pristine-6.1 $(G)/pcitest
 
-# A guest tool of ours: static, for the guests' userspace.
-$(G)/memcpy-bench: $(REPO)/qemu/bench/memcpy-bench.c | deps
+# Guest tools of ours: static, for the guests' userspace.
+GUEST_TOOLS := $(G)/memcpy-bench $(G)/tcp-xfer
+
+$(GUEST_TOOLS): $(G)/%: $(REPO)/qemu/bench/%.c | deps
 	@mkdir -p $(G)
 	@echo "  CC      $@"
 	@$(CROSS_COMPILE)gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-initramfs: kernel pcitest $(G)/memcpy-bench
+initramfs: kernel pcitest $(GUEST_TOOLS)
 	@$(REPO)/scripts/mkinitramfs.sh $(KOBJ)/usr/gen_init_cpio \
 		$(KCACHE)/pristine-6.1 $(G)/pcitest $(G)/initramfs.cpio.gz \
-		$(G)/memcpy-bench
+		$(GUEST_TOOLS)
 
 # A variant's modules (kernel/ntb.config's), for its guests to load: its
 # initramfs is the guests' one plus /lib/modules; the rig boots

@@ -167,6 +167,14 @@ def wait_until(predicate, timeout, what, interval=0.05):
         time.sleep(interval)
 
 
+def shell_ok(guest, cmd, timeout=60):
+    """Run cmd on the guest's console; AssertionError unless it exits 0.
+    Returns its output."""
+    status, out = guest.run(cmd, timeout)
+    assert status == 0, f"'{cmd}' exited {status}: {out.strip()[-300:]}"
+    return out
+
+
 def arches_suffix(arches):
     """What names a run of ep/rc architectures other than the default."""
     ep, rc = arches["ep"], arches["rc"]

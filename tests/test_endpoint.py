@@ -10,7 +10,7 @@ pci_endpoint_test driver and pcitest on the RC guest.
 
 import re
 
-from vlinkrig import Rig
+from vlinkrig import Rig, shell_ok
 from vlinktest import Abort, check_consoles
 
 CFS = "/sys/kernel/config/pci_ep"
@@ -23,12 +23,6 @@ def epc_name(ep):
     names = out.split()
     assert status == 0 and len(names) == 1, f"controllers: {out!r}"
     return names[0]
-
-
-def shell_ok(guest, cmd, timeout=60):
-    status, out = guest.run(cmd, timeout)
-    assert status == 0, f"'{cmd}' exited {status}: {out.strip()[-300:]}"
-    return out
 
 
 def wait_probed(rc, since):
