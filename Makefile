@@ -111,11 +111,14 @@ guests: server
 		$(MAKE) -s -C $(REPO) $(GUEST_GOALS) ARCH=$(RC_ARCH)
 
 # What `make run` builds: pair, rc-2ep (one root complex, two endpoints)
-# or ep-2rc (one endpoint with two links, each to its own root complex);
-# qemu/vlinkrig.py: TOPOLOGIES.
+# or ep-2rc (one endpoint with two links, each to its own root complex),
+# qemu/vlinkrig.py: TOPOLOGIES; or vntb, a pair on the ntb kernel joined by
+# the tree's vNTB stack (qemu/vlinkntb.py).
 TOPOLOGY ?= pair
 
 run: guests
+	@$(if $(filter vntb,$(TOPOLOGY)),$(MAKE) -s -C $(REPO) modules \
+		ARCH=arm KVARIANT=ntb)
 	@VLINK_EP_ARCH=$(EP_ARCH) VLINK_RC_ARCH=$(RC_ARCH) VLINK_BOOT=$(BOOT) \
 		$(PYTHON) $(REPO)/qemu/vlink-run.py --build $(B) \
 		--topology $(TOPOLOGY)
@@ -148,8 +151,10 @@ soak: guests
 		--passes $(if $(filter debug,$(KVARIANT)),debug,arm) \
 		--only test_soak,test_fuzz
 
-# Figures for the link: transfer rates, interrupt latency, boot times.
+# Figures for the link: transfer rates, interrupt latency, boot times, and
+# TCP over vNTB (on the ntb kernel).
 bench: guests
+	@$(MAKE) -s -C $(REPO) modules ARCH=arm KVARIANT=ntb
 	@$(PYTHON) $(REPO)/tests/bench.py --build $(B) --csv $(B)/bench.csv
 
 # The kernel sources as a git-am-able series against pristine 6.1.

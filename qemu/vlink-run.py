@@ -18,6 +18,13 @@ summary.
                                           link controllers, each to its
                                           own root complex (rc0, rc1): a
                                           function on each controller
+  vlink-run.py --build build --topology vntb
+                                          a pair on the ntb kernel: the
+                                          tree's pci-epf-vntb on the
+                                          endpoint, ntb_hw_epf on the
+                                          root complex, ntb_netdev on
+                                          both; ping and a 16 MiB TCP
+                                          transfer each way
 
 Everything started is torn down on exit, on error and on Ctrl-C.
 """
@@ -31,6 +38,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from vlinkrig import TOPOLOGIES, Rig, RigError, pcitest_sh_on  # noqa: E402
+import vlinkntb  # noqa: E402
 
 DRIVER = {"ep": "vlink-ep", "rc": "vlink-rc"}
 
@@ -115,27 +123,37 @@ def bind_and_test(ep, rc, link, n):
     return rows
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--name", default="run",
-                    help="names the run's sockets, RAM files and logs")
-    ap.add_argument("--topology", choices=TOPOLOGIES, default="pair",
-                    help="the guests and links to build")
-    ap.add_argument("--shell",
-                    help="stay in an interactive shell on this guest "
-                    "(a pair's: ep or rc)")
-    args = ap.parse_args()
-    topology = TOPOLOGIES[args.topology]
-    if args.shell and args.shell not in topology["guests"]:
-        ap.error(f"--shell: the guests are {', '.join(topology['guests'])}")
+def vntb(args):
+    """The tree's vNTB stack on a pair, then traffic both ways."""
+    rows = []
+    with vlinkntb.vntb_rig(args.build, args.name) as rig:
+        rig.start_server()
+        ep = rig.start_guest("ep", echo=True)
+        rc = rig.start_guest("rc", echo=True)
+        ep.wait_shell()
+        rc.wait_shell()
+        steps = vlinkntb.vntb_steps(ep, rc, rc.mark())
+        for src, dst, addr, port in ((ep, rc, vlinkntb.RC_ADDR, 5001),
+                                     (rc, ep, vlinkntb.EP_ADDR, 5002)):
+            way = f"{src.guest}->{dst.guest}"
+            steps += [(f"{way} ping", vlinkntb.shell_ok,
+                       (src, f"ping -c 3 -W 10 {addr}", 60)),
+                      (f"{way} {vlinkntb.XFER_MB} MiB TCP, md5sum",
+                       vlinkntb.transfer, (src, dst, addr, port))]
+        for what, fn, fargs in steps:
+            try:
+                value = fn(*fargs)
+            except (RigError, AssertionError) as e:
+                rows.append(("vntb", what, False, str(e)))
+                break
+            rows.append(("vntb", what, True,
+                         f"{value:.1f} MB/s" if isinstance(value, float)
+                         else ""))
+    return rows
 
-    # Ctrl-C and SIGTERM unwind through the rig's teardown.  SIGINT is
-    # set explicitly: a shell that starts us in the background without job
-    # control hands it down ignored.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, lambda *a: sys.exit(130))
+
+def pair_or_topology(args, topology):
+    """Boot a topology, pcitest.sh on each link; None after --shell."""
     rows = []
     with Rig(args.build, name=args.name, topology=args.topology) as rig:
         rig.start_server()
@@ -148,7 +166,7 @@ def main():
             print(f"vlink: interactive {args.shell} console; Ctrl-A x quits")
             shell = rig.start_guest(args.shell, interactive=True)
             shell.proc.wait()
-            return 0
+            return None
         for g in guests.values():
             g.wait_shell()
         for link, (ep, rc) in enumerate(topology["links"]):
@@ -158,14 +176,51 @@ def main():
         for link, (ep, rc) in enumerate(topology["links"]):
             n = bound[rc] = bound.get(rc, -1) + 1
             rows += bind_and_test(guests[ep], guests[rc], link, n)
+    return rows
 
+
+def print_summary(rows, args):
     print("\n==== vlink summary ====")
-    failed = 0
+    # Long step names run over; the short ones line up.
+    width = min(16, max((len(what) for _, what, _, _ in rows), default=0))
     for guest, what, ok, text in rows:
-        failed += not ok
-        print(f"  {guest:<5} {what:<13} {'OK  ' if ok else 'FAIL'} {text}")
+        print(f"  {guest:<5} {what:<{width}} {'OK  ' if ok else 'FAIL'} "
+              f"{text}".rstrip())
     print(f"  logs: {os.path.join(os.path.abspath(args.build), 'logs')}")
-    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--name", default="run",
+                    help="names the run's sockets, RAM files and logs")
+    ap.add_argument("--topology", choices=[*TOPOLOGIES, "vntb"],
+                    default="pair",
+                    help="the guests and links to build, or vntb")
+    ap.add_argument("--shell",
+                    help="stay in an interactive shell on this guest "
+                    "(a pair's: ep or rc)")
+    args = ap.parse_args()
+    topology = TOPOLOGIES.get(args.topology, TOPOLOGIES["pair"])
+    if args.shell and (args.topology == "vntb" or
+                       args.shell not in topology["guests"]):
+        ap.error(f"--shell: the guests are {', '.join(topology['guests'])},"
+                 " and not with vntb, which drives both consoles")
+
+    # Ctrl-C and SIGTERM unwind through the rig's teardown.  SIGINT is
+    # set explicitly: a shell that starts us in the background without job
+    # control hands it down ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(130))
+    if args.topology == "vntb":
+        rows = vntb(args)
+    else:
+        rows = pair_or_topology(args, topology)
+    if rows is None:
+        return 0
+    print_summary(rows, args)
+    return 1 if any(not ok for _, _, ok, _ in rows) else 0
 
 
 if __name__ == "__main__":

@@ -34,6 +34,11 @@ Boots the endpoint and root-complex guests once, binds pci_epf_test
              per process: that includes exec, the endpoint noticing the
              command (it polls once a jiffy when idle) and the MSI; bare
              `pcitest` (exec, open, close) is given as its baseline.
+  vNTB       the tree's pci-epf-vntb, ntb_hw_epf, ntb_transport and
+             ntb_netdev on the ntb kernel (qemu/vlinkntb.py brings them
+             up): ping's mean round trip each way, and the rate of a
+             16 MiB TCP transfer each way (tcp-xfer, checked by md5sum),
+             as the sender measures it.
   boot       seconds from starting each guest's QEMU to its userspace,
              from starting the root complex's QEMU to the pci-endpoint-test
              probe line on its console, and from the endpoint's bind
@@ -59,6 +64,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 
 from vlinkrig import Rig, RigError  # noqa: E402
+import vlinkntb  # noqa: E402
 
 SIZES = (1 << 10, 64 << 10, 1 << 20, (4 << 20) - 4096)
 # host op as pcitest names it, its flag, the endpoint's name for it
@@ -72,6 +78,9 @@ BIND = "vlink-epf up t0 -m 32 -x 2048"
 USERSPACE = r"vlink-init: \w+ guest userspace up"
 PROBE = r"pci-endpoint-test \S+:"
 RTT_FILE = "/sys/kernel/debug/vlink/*/rtt"
+PINGS = 20
+# busybox ping's summary line
+PING_RTT = r"round-trip min/avg/max = [\d.]+/([\d.]+)/[\d.]+ ms"
 
 
 def size_name(size):
@@ -184,6 +193,35 @@ class Bench:
         self.add("boot_ep_bind_to_probe", "", "ep->rc", t_probe - t_bind,
                  "s")
         return ep, rc
+
+    # -- vNTB -------------------------------------------------------------
+
+    def vntb(self):
+        """TCP/IP over the tree's vNTB stack, in a boot of its own."""
+        with vlinkntb.vntb_rig(self.args.build,
+                               f"{self.args.name}-vntb") as rig:
+            ep, rc = rig.start_pair()
+            for name, fn, args in vlinkntb.vntb_steps(ep, rc, rc.mark()):
+                try:
+                    fn(*args)
+                except AssertionError as e:
+                    raise RigError(f"vNTB: {name}: {e}") from None
+            for src, dst, addr, port in (
+                    (ep, rc, vlinkntb.RC_ADDR, 5001),
+                    (rc, ep, vlinkntb.EP_ADDR, 5002)):
+                path = f"{src.name[-2:]}->{dst.name[-2:]}"
+                out = shell(src, f"ping -c {PINGS} {addr}", 60 + PINGS)
+                m = re.search(PING_RTT, out)
+                self.add("vntb_ping_rtt", "", path,
+                         float(m.group(1)) * 1e3 if m else None, "us",
+                         n=PINGS)
+                try:
+                    rate = vlinkntb.transfer(src, dst, addr, port)
+                except AssertionError as e:
+                    self.notes.append(f"vNTB transfer {path}: {e}")
+                    rate = None
+                self.add("vntb_tcp", vlinkntb.XFER_MB << 20, path, rate,
+                         "MB/s")
 
     # -- memcpy ceiling ---------------------------------------------------
 
@@ -400,6 +438,20 @@ class Bench:
             table("Interrupts", ("what", "n", "median us", "p99 us"), lines)
 
         lines = []
+        for r in self.rows:
+            if r["metric"] == "vntb_ping_rtt":
+                lines.append((f"ping round trip ({r['n']})", r["path"],
+                              fmt(r["value"], ".0f") + " us"))
+            elif r["metric"] == "vntb_tcp":
+                lines.append((f"TCP {size_name(r['size'])}", r["path"],
+                              fmt(r["value"], ".1f") + " MB/s"
+                              if r["value"] is not None else "FAILED"))
+        if lines:
+            table("vNTB: ntb_netdev over pci-epf-vntb", ("what", "path",
+                                                         "figure"), lines,
+                  left=2)
+
+        lines = []
         for metric, label in (
                 ("boot_ep_qemu_to_userspace", "EP: QEMU start -> userspace"),
                 ("boot_rc_qemu_to_userspace", "RC: QEMU start -> userspace"),
@@ -474,6 +526,7 @@ def main():
                   "done; [ -e /dev/pci-endpoint-test.0 ]")
             bench.transfers(ep, rc, FALLBACK_PATHS)
         bench.fixed_cost()
+        bench.vntb()
     except (RigError, OSError) as e:
         print(f"bench: the rig failed: {e} (consoles in "
               f"{os.path.join(args.build, 'logs')})", file=sys.stderr)
