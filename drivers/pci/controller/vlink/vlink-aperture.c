@@ -15,12 +15,12 @@
  * pci_epc_mem_alloc_addr() gave out.  On 32-bit ARM an aperture therefore
  * also owns a physical range that nothing backs, above the end of RAM, and
  * takes part in ioremap() through arch_ioremap_caller and arch_iounmap
- * (the latter added by kernel/glue.patch):
- * an ioremap() inside the range gets the aperture's own pages, and every
- * mapping of a page follows its retargeting.  Other architectures have no
- * such hook; there an aperture has no physical range (@phys is 0) and the
- * callers refuse what would need one.  The page-table walk uses symbols
- * the architectures do not export: built in only.
+ * (which kernel/glue.patch adds): an ioremap() inside the range gets the
+ * aperture's own pages, and every mapping of a page follows its
+ * retargeting.  Other architectures have no such hook; there an aperture
+ * has no physical range (@phys is 0) and the callers refuse what would
+ * need one.  The page-table walk uses symbols the architectures do not
+ * export: built in only.
  */
 
 #include <linux/device.h>
@@ -105,12 +105,11 @@ int vlink_ap_park(struct vlink_aperture *ap, size_t off, size_t size)
 }
 
 #ifdef CONFIG_ARM
-/* The apertures ioremap() hands out, and the hooks it had before ours. */
+/* The apertures ioremap() hands out, and the hook it had before ours. */
 static DEFINE_SPINLOCK(vlink_ap_lock);
 static LIST_HEAD(vlink_aps);
 static void __iomem *(*vlink_ap_next_ioremap)(phys_addr_t, size_t,
 					      unsigned int, void *);
-static void (*vlink_ap_next_iounmap)(void __iomem *);
 
 /*
  * The pages of an aperture are device memory whatever type the caller
@@ -145,7 +144,7 @@ static void __iomem *vlink_ap_ioremap(phys_addr_t phys, size_t size,
 	return virt;
 }
 
-static void vlink_ap_iounmap(void __iomem *addr)
+static bool vlink_ap_iounmap(void __iomem *addr)
 {
 	struct vlink_aperture *ap;
 	unsigned long flags;
@@ -164,8 +163,7 @@ static void vlink_ap_iounmap(void __iomem *addr)
 		break;
 	}
 	spin_unlock_irqrestore(&vlink_ap_lock, flags);
-	if (!ours)
-		vlink_ap_next_iounmap(addr);
+	return ours;
 }
 
 static int vlink_ap_publish(struct vlink_aperture *ap, const char *name)
@@ -189,7 +187,6 @@ static int vlink_ap_publish(struct vlink_aperture *ap, const char *name)
 	spin_lock_irqsave(&vlink_ap_lock, flags);
 	if (!vlink_ap_next_ioremap) {
 		vlink_ap_next_ioremap = arch_ioremap_caller;
-		vlink_ap_next_iounmap = arch_iounmap;
 		WRITE_ONCE(arch_ioremap_caller, vlink_ap_ioremap);
 		WRITE_ONCE(arch_iounmap, vlink_ap_iounmap);
 	}

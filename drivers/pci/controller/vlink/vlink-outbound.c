@@ -46,6 +46,9 @@ static struct vlink_ob_map *vlink_ob_find(struct vlink_ob *ob,
  * @pci_addr: host (PCI) address it must show
  * @size: bytes
  *
+ * Mapping again an address whose mapping the last link down parked
+ * replaces that mapping.
+ *
  * Return: 0, -EINVAL for an unaligned or out-of-window request or one that
  * reaches beyond the host's RAM, -ENOLINK while the link is down, -EBUSY if
  * @phys is already mapped, -ENOSPC when all mapping slots are in use.
@@ -79,12 +82,19 @@ int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
 		ret = -ENOLINK;
 		goto out;
 	}
-	if (vlink_ob_find(ob, phys)) {
+	/*
+	 * A mapping the link parked when it went down belongs to a host that
+	 * is gone; a function that maps its address again for the new host
+	 * (pci-epf-vntb does, never unmapping) replaces it.
+	 */
+	m = vlink_ob_find(ob, phys);
+	if (m && !m->parked) {
 		ret = -EBUSY;
 		goto out;
 	}
-	for (m = ob->map; m < ob->map + VLINK_OB_MAPS && m->size; m++)
-		;
+	if (!m)
+		for (m = ob->map; m < ob->map + VLINK_OB_MAPS && m->size; m++)
+			;
 	if (m == ob->map + VLINK_OB_MAPS) {
 		ret = -ENOSPC;
 		goto out;
@@ -96,6 +106,7 @@ int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
 		m->phys = phys;
 		m->pci_addr = pci_addr;
 		m->size = size;
+		m->parked = false;
 		spin_unlock_irq(&ob->map_lock);
 	}
 out:
