@@ -27,10 +27,11 @@ CROSS_COMPILE := $(CROSS_$(ARCH))
 KIMAGE := $(KIMAGE_$(ARCH))
 G := $(B)/$(ARCH)
 # A variant is kernel/<arch>.config + vlink.config, plus
-# kernel/<variant>.config (debug, kunit...).
+# kernel/<variant>.config (debug, kunit...); ntb+debug merges both.
 KVARIANT ?= vlink
 KFRAGMENTS := $(REPO)/kernel/$(ARCH).config $(REPO)/kernel/vlink.config \
-	$(if $(filter-out vlink,$(KVARIANT)),$(REPO)/kernel/$(KVARIANT).config)
+	$(patsubst %,$(REPO)/kernel/%.config,\
+		$(filter-out vlink,$(subst +, ,$(KVARIANT))))
 KOBJ := $(KCACHE)/obj-$(ARCH)-$(KVARIANT)
 JOBS ?= $(shell nproc)
 KMAKE = $(MAKE) -s -C $(KTREE) O=$(KOBJ) ARCH=$(ARCH) \
@@ -132,6 +133,7 @@ test: guests
 	@$(MAKE) -s -C $(REPO) kernel ARCH=arm KVARIANT=kunit
 	@$(MAKE) -s -C $(REPO) kernel ARCH=arm KVARIANT=debug
 	@$(MAKE) -s -C $(REPO) modules ARCH=arm KVARIANT=ntb
+	@$(MAKE) -s -C $(REPO) modules ARCH=arm KVARIANT=ntb+debug
 	@$(MAKE) -s -C $(REPO) uboot ARCH=arm
 	@$(MAKE) -s -C $(REPO) guest uboot ARCH=arm64
 	@$(MAKE) -s -C $(REPO)/tests/server O=$(B)/server

@@ -113,6 +113,8 @@ def transfer(src, dst, dst_addr, port, mib=XFER_MB):
     return float(m.group(1))
 
 
-def vntb_rig(build, name):
-    """A pair whose endpoint has i.MX8M's BAR layout, on the ntb kernel."""
-    return Rig(build, name=name, kvariant="ntb", trees={"ep": "ep.bar64"})
+def vntb_rig(build, name, kvariant="ntb"):
+    """A pair whose endpoint has i.MX8M's BAR layout, on the ntb kernel
+    (or one merged with it, ntb+debug)."""
+    return Rig(build, name=name, kvariant=kvariant,
+               trees={"ep": "ep.bar64"})

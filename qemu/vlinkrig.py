@@ -475,6 +475,8 @@ class Rig:
         if kvariant != "vlink":
             self.name += f"-{kvariant}"
         self.kvariant = kvariant
+        # The debug kernel, alone or merged with another variant's config.
+        self.debug = "debug" in kvariant.split("+")
         self.ram_mb = ram_mb
         self.cmdline = cmdline
         # A control socket puts the server in the doorbells' path (fault

@@ -303,6 +303,7 @@ class FakeRig:
     def __init__(self, name, kvariant):
         self.name = name
         self.kvariant = kvariant
+        self.debug = "debug" in kvariant.split("+")
         self.guests = []
 
 

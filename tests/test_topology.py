@@ -137,7 +137,7 @@ def pcitest_sh_on_each_rc(r, guests):
     ep = guests["ep"]
     ep_mark = ep.mark()
     tests, msix, what = "pcitest.sh", 2048, "pcitest.sh"
-    if ep.rig.kvariant == "debug":
+    if ep.rig.debug:
         msix = EP_2RC_DEBUG_MSIX
         tests = pcitest_short(msix)
         what = f"pcitest.sh's tests, MSI-X 1-{msix},"

@@ -194,7 +194,7 @@ class Results:
         or on an initramfs without that).  Nothing is recorded on other
         kernels, which have no DMA-API debugging.
         """
-        if guest.rig.kvariant != "debug":
+        if not guest.rig.debug:
             return True
         try:
             status, out = guest.run(f'echo "error_count=$(cat '
