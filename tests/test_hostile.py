@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """A hostile or broken endpoint: the endpoint's fault injection
 (/sys/kernel/debug/vlink-ep/<dev>/fault) publishes broken BARs and
-capability lists, raises a vector nobody owns and spoils the link header.
+capability lists, raises a vector nobody owns, moves a BAR the host
+enumerated as fixed and spoils the link header.
 The root complex must refuse each with a log line and stay healthy, and
 the link must work again once the endpoint behaves.
 """
@@ -120,6 +121,23 @@ def image_changed_under_host(r, ep, rc):
            "enumerated", wait_probed, rc, mark)
 
 
+def fixed_bar_moved(r, ep, rc):
+    """The endpoint moves a BAR the host enumerated as fixed and marks it
+    movable: the RC says so and keeps showing the memory it enumerated."""
+    mark = rc.mark()
+    shell_ok(ep, f"echo bar-move > {FAULT}")
+    r.step("hostile endpoint: a fixed BAR moved under the host is reported",
+           rc.expect, r"vlink-rc \S+: function 0: BAR0 moved to 0x[0-9a-f]+, "
+           r"but the host reaches it at a fixed address", 30,
+           "the RC to report the moved BAR", since=mark)
+    r.step("hostile endpoint: and not followed: BAR tests pass", bar_tests,
+           rc)
+    mark = rc.mark()
+    shell_ok(ep, "vlink-epf down t0 && vlink-epf up t0")
+    r.step("hostile endpoint: the function bound anew after the move is "
+           "enumerated", wait_probed, rc, mark)
+
+
 def bar_address_fixed(r, rc):
     """The translation behind a BAR is fixed: its address is read-only,
     only sizing (all ones) reads back something else."""
@@ -195,6 +213,7 @@ def run(results, build):
             header_function_count(results, ep, rc)
             bogus_vector(results, ep, rc)
             image_changed_under_host(results, ep, rc)
+            fixed_bar_moved(results, ep, rc)
             bad_header(results, rig, ep, rc)
             results.no_trouble("hostile endpoint: EP kernel log clean", ep)
         except Abort:

@@ -11,6 +11,9 @@
  *   vendor-flip
  *		rewrite function 0's IDs and capability pointer now, under a
  *		root complex that has enumerated it
+ *   bar-move	move function 0's BAR0 by 1 MiB now, marked movable, and
+ *		count the move: a root complex must not follow a BAR it
+ *		enumerated as fixed
  *   bad-magic, max-functions, good-magic
  *		spoil the shm header's magic (a root complex that probes
  *		meanwhile must refuse the link) or its function count (one
@@ -228,6 +231,15 @@ static ssize_t vlink_fault_write(struct file *file, const char __user *ubuf,
 
 		WRITE_ONCE(*(__le32 *)&cfg[PCI_VENDOR_ID], cpu_to_le32(0xdeadbeef));
 		WRITE_ONCE(cfg[PCI_CAPABILITY_LIST], 0xfc);
+	} else if (!strcmp(buf, "bar-move")) {
+		struct vlink_bar_desc *d = &vlink_desc(vl, 0)->bar[0];
+
+		vlink_wr64(&d->phys, vlink_rd64(&d->phys) + SZ_1M);
+		vlink_wr32(&d->attr, VLINK_BAR_MOVABLE);
+		wmb();	/* the descriptor before its generation */
+		vlink_wr32(&vl->self->bar_gen,
+			   vlink_rd32(&vl->self->bar_gen) + 1);
+		vlink_ring(vl, VLINK_VEC_LINK);
 	} else {
 		i = match_string(vlink_fault_names,
 				 ARRAY_SIZE(vlink_fault_names), buf);
