@@ -66,8 +66,12 @@ pci_epc_interface_string(enum pci_epc_interface_type type)
  * @get_features: describe what the controller supports for a function
  * @owner: module implementing the callbacks
  *
- * Every callback is called with &struct pci_epc.lock held, so callbacks
- * never run concurrently on one controller. A callback must not call the
+ * Every callback but @raise_irq is called with &struct pci_epc.lock held,
+ * so those never run concurrently on one controller. @raise_irq is called
+ * under &struct pci_epc.irq_lock instead, a spinlock taken with interrupts
+ * off, because function drivers raise interrupts from atomic context (an
+ * NTB doorbell from a network transmit, say): it must not sleep, and it may
+ * run while another callback does. A callback must not call the
  * pci_epc_*() helpers or the event functions (pci_epc_linkup() and its
  * siblings), nor wait for work that does: event handlers of functions call
  * the helpers, which take the same lock. Report events from a work item or
@@ -175,6 +179,8 @@ struct pci_epc_mem {
  *	     supports, or NULL when the controller has none
  * @group: configfs directory of the controller
  * @lock: serialises the callbacks in @ops and protects @ops itself
+ * @irq_lock: protects @ops for pci_epc_raise_irq(), which may be called in
+ *	      atomic context
  * @function_num_map: physical function numbers in use
  * @notifier: chain for pci_epc_register_notifier(); process context only
  * @event_work: delivers the events a controller reported in atomic context
@@ -186,6 +192,7 @@ struct pci_epc {
 	struct module			*owner;
 	/* see @lock in the kernel-doc above */
 	struct mutex			lock;
+	spinlock_t			irq_lock;	/* @ops, for raise_irq */
 
 	/* see @list_lock in the kernel-doc above */
 	struct mutex			list_lock;

@@ -575,6 +575,8 @@ EXPORT_SYMBOL_GPL(pci_epc_get_msix);
  * @type: legacy, MSI or MSI-X
  * @interrupt_num: vector number, counting from 1; ignored for legacy
  *
+ * Context: any; does not sleep.
+ *
  * Return: 0 on success, -EINVAL for invalid arguments (including an MSI
  * vector outside 1-32 or an MSI-X vector outside 1-2048), -EOPNOTSUPP when
  * the controller cannot interrupt the host, -ENODEV when it is gone, or
@@ -585,6 +587,7 @@ int pci_epc_raise_irq(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 {
 	const struct pci_epc_ops *ops;
 	int ret = -EOPNOTSUPP;
+	unsigned long flags;
 
 	if (!pci_epc_function_ok(epc, func_no, vfunc_no))
 		return -EINVAL;
@@ -598,13 +601,14 @@ int pci_epc_raise_irq(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	    type != PCI_EPC_IRQ_MSIX)
 		return -EINVAL;
 
-	ops = pci_epc_lock_ops(epc);
+	spin_lock_irqsave(&epc->irq_lock, flags);
+	ops = epc->ops;
 	if (!ops)
-		return -ENODEV;
-	if (ops->raise_irq)
+		ret = -ENODEV;
+	else if (ops->raise_irq)
 		ret = ops->raise_irq(epc, func_no, vfunc_no, type,
 				     interrupt_num);
-	mutex_unlock(&epc->lock);
+	spin_unlock_irqrestore(&epc->irq_lock, flags);
 
 	return ret;
 }
@@ -973,7 +977,9 @@ void pci_epc_destroy(struct pci_epc *epc)
 	/* list_lock too, so that pci_epc_add_epf() sees the controller gone */
 	mutex_lock(&epc->list_lock);
 	mutex_lock(&epc->lock);
+	spin_lock_irq(&epc->irq_lock);
 	epc->ops = NULL;
+	spin_unlock_irq(&epc->irq_lock);
 	mutex_unlock(&epc->lock);
 	mutex_unlock(&epc->list_lock);
 
@@ -1019,6 +1025,7 @@ struct pci_epc *__pci_epc_create(struct device *dev,
 		return ERR_PTR(-ENOMEM);
 
 	mutex_init(&epc->lock);
+	spin_lock_init(&epc->irq_lock);
 	mutex_init(&epc->list_lock);
 	INIT_LIST_HEAD(&epc->pci_epf);
 	INIT_LIST_HEAD(&epc->sec_pci_epf);

@@ -178,13 +178,13 @@ static bool vlink_ep_has_bars(struct vlink_ep_fn *f)
  */
 static void vlink_ep_forget_caps(struct vlink_ep *ep, struct vlink_ep_fn *f)
 {
-	spin_lock(&ep->msix_lock);
+	spin_lock_irq(&ep->msix_lock);
 	f->msi = false;
 	f->msix = false;
 	memset(f->cfg + PCI_STD_HEADER_SIZEOF, 0,
 	       VLINK_CFG_SIZE - PCI_STD_HEADER_SIZEOF);
 	vlink_ep_link_caps(f);
-	spin_unlock(&ep->msix_lock);
+	spin_unlock_irq(&ep->msix_lock);
 }
 
 static int vlink_ep_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
@@ -204,7 +204,7 @@ static int vlink_ep_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	}
 	if (!vlink_ep_has_bars(f))
 		vlink_ep_forget_caps(ep, f);
-	spin_lock(&ep->msix_lock);
+	spin_lock_irq(&ep->msix_lock);
 	cfg = f->cfg;
 	memset(cfg, 0, PCI_STD_HEADER_SIZEOF);
 	cfg_w16(cfg, PCI_VENDOR_ID, hdr->vendorid);
@@ -220,7 +220,7 @@ static int vlink_ep_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	cfg[PCI_INTERRUPT_PIN] = hdr->interrupt_pin;
 	vlink_ep_link_caps(f);
 	f->has_header = true;
-	spin_unlock(&ep->msix_lock);
+	spin_unlock_irq(&ep->msix_lock);
 	return 0;
 }
 
@@ -269,13 +269,13 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			movable ? PAGE_SIZE : epf_bar->size))
 		return -EINVAL;
 
-	spin_lock(&ep->msix_lock);
+	spin_lock_irq(&ep->msix_lock);
 	f->bar[bar] = epf_bar->addr;
 	f->bar_size[bar] = epf_bar->size;
 	f->bar_phys[bar] = epf_bar->phys_addr;
 	f->bar_movable[bar] = movable;
 	f->stranded = false;
-	spin_unlock(&ep->msix_lock);
+	spin_unlock_irq(&ep->msix_lock);
 	vlink_wr64(&f->desc->bar[bar].phys, epf_bar->phys_addr);
 	vlink_wr32(&f->desc->bar[bar].flags, flags);
 	vlink_wr32(&f->desc->bar[bar].attr, movable ? VLINK_BAR_MOVABLE : 0);
@@ -348,11 +348,11 @@ static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	if (!vlink_ep_withdraw(ep, func_no))
 		epf_bar->keep = true;
 	vlink_wr64(&f->desc->bar[bar].size, 0);
-	spin_lock(&ep->msix_lock);
+	spin_lock_irq(&ep->msix_lock);
 	f->bar[bar] = NULL;
 	f->bar_size[bar] = 0;
 	f->bar_movable[bar] = false;
-	spin_unlock(&ep->msix_lock);
+	spin_unlock_irq(&ep->msix_lock);
 	if (!vlink_ep_has_bars(f)) {
 		f->has_header = false;
 		vlink_ep_forget_caps(ep, f);
@@ -387,14 +387,14 @@ static int vlink_ep_set_msi(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 
 	if (!f || mmc > 5)
 		return -EINVAL;
-	spin_lock(&ep->msix_lock);
+	spin_lock_irq(&ep->msix_lock);
 	cap = f->cfg + VLINK_EP_MSI_CAP;
 	memset(cap, 0, PCI_MSI_PENDING_64 + 4);
 	cap[PCI_CAP_LIST_ID] = PCI_CAP_ID_MSI;
 	cfg_w16(cap, PCI_MSI_FLAGS, PCI_MSI_FLAGS_64BIT | (mmc << 1));
 	f->msi = true;
 	vlink_ep_link_caps(f);
-	spin_unlock(&ep->msix_lock);
+	spin_unlock_irq(&ep->msix_lock);
 	return 0;
 }
 
@@ -422,7 +422,7 @@ static int vlink_ep_set_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	if (!f || interrupts >= 2048 || bir < BAR_0 || bir > BAR_5 ||
 	    (offset & 7) || pba > PCI_MSIX_TABLE_OFFSET)
 		return -EINVAL;
-	spin_lock(&ep->msix_lock);
+	spin_lock_irq(&ep->msix_lock);
 	f->msix_nr = interrupts + 1;
 	f->msix_table = offset | bir;
 	f->msix_pba = ALIGN(pba, 8) | bir;
@@ -434,7 +434,7 @@ static int vlink_ep_set_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	cfg_w32(cap, PCI_MSIX_PBA, f->msix_pba);
 	f->msix = true;
 	vlink_ep_link_caps(f);
-	spin_unlock(&ep->msix_lock);
+	spin_unlock_irq(&ep->msix_lock);
 	return 0;
 }
 
@@ -559,14 +559,15 @@ static int vlink_ep_send_msix(struct vlink_ep *ep, struct vlink_ep_msix *m,
 static int vlink_ep_raise_msix(struct vlink_ep *ep, struct vlink_ep_fn *f,
 			       u16 n)
 {
+	unsigned long irqflags;
 	struct vlink_ep_msix m;
 	u16 flags;
 	int ret = -EINVAL;
 
-	spin_lock(&ep->msix_lock);
+	spin_lock_irqsave(&ep->msix_lock, irqflags);
 	if (vlink_ep_msix_get(f, &m, &flags) && n && n <= m.nr)
 		ret = vlink_ep_send_msix(ep, &m, flags, n - 1);
-	spin_unlock(&ep->msix_lock);
+	spin_unlock_irqrestore(&ep->msix_lock, irqflags);
 	return ret;
 }
 
@@ -577,11 +578,12 @@ static int vlink_ep_raise_msix(struct vlink_ep *ep, struct vlink_ep_fn *f,
  */
 static void vlink_ep_msix_unmasked(struct vlink_ep *ep)
 {
+	unsigned long irqflags;
 	struct vlink_ep_msix m;
 	unsigned int i, n;
 	u16 flags;
 
-	spin_lock(&ep->msix_lock);
+	spin_lock_irqsave(&ep->msix_lock, irqflags);
 	for (i = 0; i < ep->epc->max_functions; i++) {
 		if (!vlink_ep_msix_get(&ep->fn[i], &m, &flags) ||
 		    (flags & PCI_MSIX_FLAGS_MASKALL))
@@ -590,7 +592,7 @@ static void vlink_ep_msix_unmasked(struct vlink_ep *ep)
 		     n = find_next_bit_le(m.pba, m.nr, n + 1))
 			vlink_ep_send_msix(ep, &m, flags, n);
 	}
-	spin_unlock(&ep->msix_lock);
+	spin_unlock_irqrestore(&ep->msix_lock, irqflags);
 }
 
 static int vlink_ep_raise_irq(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
