@@ -292,18 +292,28 @@ class Guest:
                                      stdout=qlog, stderr=qlog,
                                      preexec_fn=_die_with_parent)
         qlog.close()
-        wait_until(lambda: os.path.exists(self.con_path) or
-                   self.proc.poll() is not None, 30,
-                   f"{self.name}: QEMU to create its console socket")
+        self.sock = wait_until(self._console, 30,
+                               f"{self.name}: QEMU to listen on its "
+                               "console socket")
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        return self
+
+    def _console(self):
+        """The console socket once QEMU listens on it, else None.  QEMU
+        creates the file before it listens: a connect in between is
+        refused."""
         if self.proc.poll() is not None:
             raise RigError(f"{self.name}: QEMU exited with status "
                            f"{self.proc.returncode}, see "
                            f"{self.name}-qemu.log")
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(self.con_path)
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-        return self
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(self.con_path)
+        except (FileNotFoundError, ConnectionRefusedError):
+            sock.close()
+            return None
+        return sock
 
     def _read(self):
         line = ""
