@@ -26,6 +26,7 @@
 #    which stay as they are (kernel/judges)
 #  . dt-bindings: the vendor prefix, then the binding: bindings go before the
 #    drivers that use them, as the DT maintainers ask
+#  . ARM's iounmap() hook, the arch/arm part of kernel/glue.patch
 #  . the link's shared code, wire format and endpoint controller (outbound
 #    window, DMA engine and everything else in the directory that is not the
 #    root complex's), with the Kconfig/Makefile glue of kernel/glue.patch
@@ -351,6 +352,21 @@ the endpoint offers and, on the root complex, the PCI domain of the bus
 the endpoint's functions appear on.
 EOF
 
+# --- ARM: the iounmap() hook the link's apertures use ---
+git apply --cached --include='arch/arm/*' "$repo/kernel/glue.patch"
+commit "ARM: mm: Let the driver behind arch_ioremap_caller take back its mappings" <<'EOF'
+A driver may hand out mappings of its own from ioremap() through
+arch_ioremap_caller, for a physical range only it knows, but iounmap()
+gives every address to vunmap(), which would tear down pages the driver
+still owns.  Add arch_iounmap, a hook iounmap() asks first: it returns
+true when the address was one of the driver's, and iounmap() then leaves
+it alone.
+
+The vlink link's apertures are such ranges: retargetable pages behind an
+endpoint's outbound window and a root complex's movable BARs, which the
+function and host drivers ioremap() by physical address.
+EOF
+
 # --- the link: shared code, wire format, endpoint controller ---
 is_rc() { [[ ${1##*/} == *-rc.[ch] || ${1##*/} == *-rc-* ]]; }
 ep_side=()
@@ -367,7 +383,7 @@ rc_syms=$(sed -n 's/^config \(PCIE_VLINK_RC[A-Z0-9_]*\)$/\1/p' \
 # shellcheck disable=SC2086
 edit kconfig-drop $rc_syms < "${todo[$vl/Kconfig]}" | put $vl/Kconfig
 grep -v 'PCIE_VLINK_RC' "${todo[$vl/Makefile]}" | put $vl/Makefile
-git apply --cached "$repo/kernel/glue.patch"
+git apply --cached --exclude='arch/arm/*' "$repo/kernel/glue.patch"
 # MAINTAINERS names the files of this patch; the next patch widens it to
 # the directory.
 ep_f=("F:	$vl/Kconfig" "F:	$vl/Makefile" "F:	include/uapi/linux/vlink.h")
@@ -403,9 +419,11 @@ This adds the part both halves share and the endpoint half:
   bits of a pending bitmap there, and reports link up once the root
   complex has acknowledged enumeration.
 - the outbound window, which maps the root complex's memory by
-  retargeting the page-table entries of a premapped range with no
-  allocation on the map path, handed to the address space library
-  already mapped.
+  retargeting the page-table entries of a premapped range (an aperture)
+  with no allocation on the map path, handed to the address space library
+  already mapped.  On 32-bit ARM the aperture also owns a physical range
+  that ioremap() resolves to its pages (previous patch), so a function
+  driver that ioremap()s what the library gave it sees every retarget.
 - a dmaengine memcpy channel between our RAM and the outbound window,
   so that function drivers use the asynchronous path they would use
   with a hardware DMA engine (pcitest -d).
@@ -450,6 +468,11 @@ pending bitmap as its message data, in power-of-two aligned blocks for
 multi-message MSI, and dispatches the bits the endpoint sets.  A masked
 MSI-X vector is held pending by the endpoint, which cannot see the host
 unmask it: the bridge rings the link after every unmask.
+
+A BAR the endpoint sets before it has memory, or sets again with other
+memory (pci-epf-vntb's memory window), is movable: on 32-bit ARM it is
+presented in the bridge's BAR aperture, whose pages follow each move the
+endpoint announces.
 
 The bus is scanned when the endpoint starts its controller and emptied
 when it stops, or when the endpoint machine goes away.
