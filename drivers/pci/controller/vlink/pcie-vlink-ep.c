@@ -280,13 +280,9 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	vlink_wr32(&f->desc->bar[bar].flags, flags);
 	vlink_wr32(&f->desc->bar[bar].attr, movable ? VLINK_BAR_MOVABLE : 0);
 	vlink_wr64(&f->desc->bar[bar].size, epf_bar->size);
-	if (movable) {
-		/* The root complex may present it: let it follow. */
-		wmb();	/* the descriptor before its generation */
-		vlink_wr32(&ep->vl->self->bar_gen,
-			   vlink_rd32(&ep->vl->self->bar_gen) + 1);
-		vlink_ring(ep->vl, VLINK_VEC_LINK);
-	}
+	/* The root complex may present it: let it follow. */
+	if (movable)
+		vlink_bar_moved(ep->vl);
 	return 0;
 }
 

@@ -323,15 +323,15 @@ static void vlink_rc_move_bar(struct vlink_rc *rc, struct vlink_rc_fn *f,
 		return;
 	f->bar_phys[bar] = phys;
 	f->bar_shown[bar] = shown;
-	if (shown)
-		vlink_ap_map(rc->ap, ap_off, shown, vl->win_phys + off);
 	vlink_ap_park(rc->ap, ap_off + shown, bar_size - shown);
-	if (shown)
+	if (shown) {
+		vlink_ap_map(rc->ap, ap_off, shown, vl->win_phys + off);
 		dev_info(&vl->pdev->dev, "function %u: BAR%u shows endpoint memory %#llx+%#llx\n",
 			 fn, bar, phys, shown);
-	else
+	} else {
 		dev_info(&vl->pdev->dev, "function %u: BAR%u has no endpoint memory at %#llx+%#llx: parked\n",
 			 fn, bar, phys, size);
+	}
 }
 
 /*

@@ -236,10 +236,7 @@ static ssize_t vlink_fault_write(struct file *file, const char __user *ubuf,
 
 		vlink_wr64(&d->phys, vlink_rd64(&d->phys) + SZ_1M);
 		vlink_wr32(&d->attr, VLINK_BAR_MOVABLE);
-		wmb();	/* the descriptor before its generation */
-		vlink_wr32(&vl->self->bar_gen,
-			   vlink_rd32(&vl->self->bar_gen) + 1);
-		vlink_ring(vl, VLINK_VEC_LINK);
+		vlink_bar_moved(vl);
 	} else {
 		i = match_string(vlink_fault_names,
 				 ARRAY_SIZE(vlink_fault_names), buf);

@@ -208,4 +208,15 @@ void vlink_rtt_debugfs_init(struct vlink *vl);
 int vlink_debugfs_line(char *buf, size_t size, const char __user *ubuf,
 		       size_t count);
 
+/*
+ * EP: count a move of a BAR's translation whose descriptor is written, and
+ * ring the root complex to follow it.
+ */
+static inline void vlink_bar_moved(struct vlink *vl)
+{
+	wmb();	/* the descriptor before its generation */
+	vlink_wr32(&vl->self->bar_gen, vlink_rd32(&vl->self->bar_gen) + 1);
+	vlink_ring(vl, VLINK_VEC_LINK);
+}
+
 #endif /* _PCIE_VLINK_H */
