@@ -6,15 +6,40 @@ files: removed by the runner itself, or, killed, by the next rig's sweep.
 """
 
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from vlinkrig import RigError, ram_files, sweep_ram_files, wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "..", "qemu", "vlink-run.py")
+# How many of the runner's last lines a failure shows.
+TAIL = 20
+# How long both guests of the runner may take to reach userspace.
+BOOT_TIMEOUT = 120
+
+
+def read_lines(stream, lines):
+    """Every line of stream into lines, then None at its end."""
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
+def iter_queue(lines):
+    """What lines holds now, up to its end marker."""
+    while True:
+        try:
+            line = lines.get_nowait()
+        except queue.Empty:
+            return
+        if line is None:
+            return
+        yield line
 
 
 def our_processes(rundir):
@@ -39,15 +64,28 @@ def interrupted_run(build, sig):
     runner = subprocess.Popen(
         [sys.executable, RUNNER, "--build", build, "--name", name],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = queue.Queue()
+    reader = threading.Thread(target=read_lines, args=(runner.stdout, lines),
+                              daemon=True)
+    reader.start()
     try:
         # Both guests booted: the runner echoes their consoles.
         seen = set()
-        end = time.monotonic() + 120
+        tail = []
+        end = time.monotonic() + BOOT_TIMEOUT
         while seen != {"ep", "rc"}:
-            line = runner.stdout.readline()
-            if not line or time.monotonic() > end:
+            try:
+                line = lines.get(timeout=max(0, end - time.monotonic()))
+            except queue.Empty:
+                line = ""
+            if not line:
+                why = "it ended" if line is None else \
+                    f"{BOOT_TIMEOUT} s passed"
                 raise RigError("the runner's guests did not both boot: "
-                               "waited for their 'userspace up' lines")
+                               "waited for their 'userspace up' lines; "
+                               f"{why}; its last lines:\n" +
+                               "".join(tail))
+            tail = (tail + [line])[-TAIL:]
             for role in ("ep", "rc"):
                 if line.startswith(f"[{name}-{role}] vlink-init:"):
                     seen.add(role)
@@ -56,7 +94,9 @@ def interrupted_run(build, sig):
         runner.send_signal(sig)
         # Still read what it prints: it must end because of the signal,
         # not because its stdout went away or its run came to an end.
-        out, _ = runner.communicate(timeout=30)
+        runner.wait(timeout=30)
+        reader.join(timeout=30)
+        out = "".join(iter_queue(lines))
         expected = -signal.SIGKILL if sig == signal.SIGKILL else 130
         assert runner.returncode == expected and \
             "vlink summary" not in out, \
