@@ -108,6 +108,8 @@ GUEST_SUITES = (
     ("bad input table", test_badinput),
     ("lifecycle soak", test_soak),
 )
+# How many stages the closing table of stage times shows.
+SLOWEST = 12
 # What every other architecture and pairing must pass too.
 CORE_SUITES = (test_boot, test_endpoint, test_pcitest, test_peer_failure)
 
@@ -214,6 +216,7 @@ def main():
     if not only:
         stage(results, "teardown of an interrupted make run",
               test_teardown.run, build)
+    Stage.print_times(SLOWEST)
     print(f"=== total: {time.monotonic() - t0:.1f} s; consoles in {logs}")
     print(f"{results.passed} passed, {results.failed} failed", flush=True)
     return 1 if results.failed else 0

@@ -261,7 +261,10 @@ class Abort(Exception):
 
 
 class Stage:
-    """Times a stage of the run and prints how long it took."""
+    """Times a stage of the run and prints how long it took; every stage's
+    time is kept in Stage.times, for the run's closing table."""
+
+    times = []
 
     def __init__(self, name):
         self.name = name
@@ -272,5 +275,17 @@ class Stage:
         return self
 
     def __exit__(self, *exc):
-        print(f"=== {self.name}: {time.monotonic() - self.t0:.1f} s",
-              flush=True)
+        took = time.monotonic() - self.t0
+        Stage.times.append((self.name, took))
+        print(f"=== {self.name}: {took:.1f} s", flush=True)
+
+    @staticmethod
+    def print_times(slowest):
+        """The slowest stages of the run, slowest first."""
+        total = sum(t for _, t in Stage.times)
+        shown = min(slowest, len(Stage.times))
+        print(f"=== the {shown} slowest of {len(Stage.times)} stages, "
+              f"{total:.0f} s in all:")
+        for name, took in sorted(Stage.times, key=lambda x: -x[1])[:slowest]:
+            print(f"  {took:7.1f} s {100 * took / max(total, 1):5.1f} %  "
+                  f"{name}")
