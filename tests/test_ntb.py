@@ -26,6 +26,7 @@ built in, ntb_hw_epf and ntb_netdev as modules in the guests' initramfs.
 """
 
 import os
+import re
 
 from vlinkntb import (EP_ADDR, HOST_ID, RC_ADDR, TIMEOUT, XFER_MB, bound_to,
                       carrier, netdev_up, transfer, vntb_rig, vntb_steps)
@@ -68,7 +69,7 @@ def restart_link(ep, rc):
     and enumerates it again, ntb_hw_epf takes it again; ntb_netdev makes
     interfaces only for the NTB devices there when it loads, so rc loads
     it again, and the link comes back."""
-    mark = rc.mark()
+    mark, ep_mark = rc.mark(), ep.mark()
     shell_ok(ep, f"echo 0 > {EPC}/start")
     rc.expect(r"vlink-rc \S+: link down: removed 1 function", TIMEOUT,
               "the RC to remove the stopped function", since=mark)
@@ -81,6 +82,11 @@ def restart_link(ep, rc):
     netdev_up(rc, RC_ADDR)
     carrier(rc)
     carrier(ep)
+    # The host's first commands may beat its acknowledgment to our link
+    # worker; pci-epf-vntb's window must be mapped all the same.
+    refused = re.findall(r".*while the link is down: refused.*",
+                         ep.output(ep_mark))
+    assert not refused, f"ep refused a mapping: {refused}"
 
 
 def new_host(rig, ep, rc):

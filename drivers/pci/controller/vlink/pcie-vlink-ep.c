@@ -355,6 +355,31 @@ static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	}
 }
 
+/* The root complex has enumerated our current generation: the link is up. */
+static bool vlink_ep_acked(struct vlink *vl)
+{
+	return vlink_peer_alive(vl) && vlink_rd32(&vl->self->started) &&
+	       vlink_rd32(&vl->other->enum_gen) ==
+	       vlink_rd32(&vl->self->start_gen);
+}
+
+/*
+ * The host's drivers may reach a function before the root complex's
+ * acknowledgment reaches our link worker: pci-epf-vntb, answering the
+ * command a new host wrote into its BAR, maps the window while we still
+ * count the link down.  The acknowledgment in the link memory is the
+ * link's state already, so the window opens on it; the functions hear of
+ * the link up from the worker, which also parks the window again should
+ * the link go down meanwhile.
+ */
+static void vlink_ep_open_acked_window(struct vlink_ep *ep)
+{
+	mutex_lock(&ep->link_lock);
+	if (!ep->linked && vlink_ep_acked(ep->vl))
+		vlink_ob_set_link(&ep->ob, true);
+	mutex_unlock(&ep->link_lock);
+}
+
 static int vlink_ep_map_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 			     phys_addr_t addr, u64 pci_addr, size_t size)
 {
@@ -362,6 +387,7 @@ static int vlink_ep_map_addr(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 
 	if (!vlink_ep_fn(epc, func_no, vfunc_no))
 		return -EINVAL;
+	vlink_ep_open_acked_window(ep);
 	return vlink_ob_map(&ep->ob, addr, pci_addr, size);
 }
 
@@ -703,15 +729,17 @@ static void vlink_ep_set_linked(struct vlink_ep *ep, bool up)
 	mutex_lock(&ep->link_lock);
 	changed = up != ep->linked;
 	ep->linked = up;
+	/*
+	 * No write through the window may reach the host of the next link:
+	 * park every mapping before the functions hear of the link down, and
+	 * also when they never heard of it up, the window having opened on
+	 * the acknowledgment alone (vlink_ep_open_acked_window()).
+	 */
+	vlink_ob_set_link(&ep->ob, up);
 	mutex_unlock(&ep->link_lock);
 	if (!changed)
 		return;
 	dev_info(&ep->epc->dev, "link %s\n", up ? "up" : "down");
-	/*
-	 * No write through the window may reach the host of the next link:
-	 * park every mapping before the functions hear of the link down.
-	 */
-	vlink_ob_set_link(&ep->ob, up);
 	if (up)
 		pci_epc_linkup(ep->epc);
 	else
@@ -721,9 +749,7 @@ static void vlink_ep_set_linked(struct vlink_ep *ep, bool up)
 static void vlink_ep_link_event(struct vlink *vl, bool peer_alive)
 {
 	struct vlink_ep *ep = vl->priv;
-	bool up = peer_alive && vlink_rd32(&vl->self->started) &&
-		  vlink_rd32(&vl->other->enum_gen) ==
-		  vlink_rd32(&vl->self->start_gen);
+	bool up = peer_alive && vlink_ep_acked(vl);
 
 	vlink_ep_set_linked(ep, up);
 	if (up)
