@@ -36,6 +36,8 @@ static void shm_write_header(struct vlink_header *hdr)
 	hdr->cfg_offset = htole32(VLINK_CFG_OFFSET);
 	hdr->cfg_size = htole32(VLINK_CFG_SIZE);
 	hdr->msi_address = htole64(VLINK_MSI_ADDRESS);
+	hdr->xlat_offset = htole32(VLINK_XLAT_OFFSET);
+	hdr->xlat_extents = htole32(VLINK_XLAT_EXTENTS);
 }
 
 int shm_create(struct vlink_shm *shm)

@@ -15,7 +15,9 @@
  * none of them may lay the shared structures out differently.  The kernel
  * side (drivers/pci/controller/vlink/vlink.h) checks the same.
  */
-static_assert(sizeof(struct vlink_header) == 88, "vlink_header size");
+static_assert(sizeof(struct vlink_header) == 96, "vlink_header size");
+static_assert(offsetof(struct vlink_header, xlat_offset) == 88,
+	      "vlink_header.xlat_offset offset");
 static_assert(offsetof(struct vlink_header, msi_address) == 56,
 	      "vlink_header.msi_address offset");
 static_assert(offsetof(struct vlink_header, present) == 64,
@@ -34,6 +36,12 @@ static_assert(sizeof(struct vlink_side) <= VLINK_SIDE_STRIDE,
 	      "vlink_side fits its stride");
 static_assert(sizeof(struct vlink_func_desc) <= VLINK_FUNC_STRIDE,
 	      "vlink_func_desc fits its stride");
+static_assert(sizeof(struct vlink_xlat_extent) == 32,
+	      "vlink_xlat_extent size");
+static_assert(offsetof(struct vlink_xlat_extent, kind) == 24,
+	      "vlink_xlat_extent.kind offset");
+static_assert(sizeof(struct vlink_bar_xlat) == 32 + 32 * VLINK_XLAT_EXTENTS,
+	      "vlink_bar_xlat size");
 
 /* The DMA engine's rings, in the endpoint's RAM (dma.c). */
 static_assert(sizeof(struct vlink_dma_ring) == 128, "vlink_dma_ring size");

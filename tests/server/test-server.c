@@ -67,6 +67,10 @@ static void check_header(struct vlink_header *hdr)
 	check_field("cfg_size", le32toh(hdr->cfg_size), VLINK_CFG_SIZE);
 	check_field("msi_address", le64toh(hdr->msi_address),
 		    VLINK_MSI_ADDRESS);
+	check_field("xlat_offset", le32toh(hdr->xlat_offset),
+		    VLINK_XLAT_OFFSET);
+	check_field("xlat_extents", le32toh(hdr->xlat_extents),
+		    VLINK_XLAT_EXTENTS);
 }
 
 static void check_presence(struct vlink_header *hdr, int role,

@@ -26,7 +26,7 @@
 #include <linux/types.h>
 
 #define VLINK_MAGIC		0x4b4e4c56	/* "VLNK" */
-#define VLINK_VERSION		3
+#define VLINK_VERSION		4
 
 /* ivshmem requires a power-of-two shared memory size. */
 #define VLINK_SHM_SIZE		0x100000
@@ -64,6 +64,8 @@ enum vlink_vector {
 #define VLINK_CFG_OFFSET	0x08000	/* config space images */
 #define VLINK_CFG_SIZE		0x1000	/* per function: PCIe extended space */
 #define VLINK_MAX_FUNCTIONS	8
+#define VLINK_XLAT_OFFSET	0x10000	/* struct vlink_bar_xlat[8][6] */
+#define VLINK_XLAT_EXTENTS	16
 
 /*
  * PCI address the root complex gives every MSI/MSI-X vector.  The endpoint
@@ -89,6 +91,8 @@ enum vlink_vector {
  * @msi_address: VLINK_MSI_ADDRESS
  * @present: per role, nonzero while that role's QEMU is connected (server)
  * @connects: per role, incremented on every connection (server)
+ * @xlat_offset: VLINK_XLAT_OFFSET
+ * @xlat_extents: VLINK_XLAT_EXTENTS
  */
 struct vlink_header {
 	__le32 magic;
@@ -106,6 +110,8 @@ struct vlink_header {
 	__le64 msi_address;
 	__le32 present[VLINK_NR_ROLES];
 	__le32 connects[VLINK_NR_ROLES];
+	__le32 xlat_offset;
+	__le32 xlat_extents;
 };
 
 /* vlink_side.state */
@@ -156,6 +162,14 @@ struct vlink_side {
  * where its memory shows through the window.
  */
 #define VLINK_BAR_MOVABLE	0x1
+/*
+ * vlink_bar_desc.attr: a movable BAR whose pages follow the extents of its
+ * &struct vlink_bar_xlat instead of @phys.  pci-epf-ntb backs a BAR of one
+ * controller with another controller's outbound window: parts of it show
+ * the far host's RAM, parts that far host's MSI address (a doorbell page
+ * in the endpoint's RAM, which the endpoint watches), the rest nothing.
+ */
+#define VLINK_BAR_XLAT		0x2
 
 /**
  * struct vlink_bar_desc - a BAR as the endpoint set it
@@ -179,6 +193,45 @@ struct vlink_bar_desc {
  */
 struct vlink_func_desc {
 	struct vlink_bar_desc bar[6];
+};
+
+/* vlink_xlat_extent.kind: where an extent's addresses are */
+enum vlink_xlat_kind {
+	VLINK_XLAT_EP_RAM = 0,		/* the endpoint's RAM */
+	VLINK_XLAT_FAR_RAM = 1,		/* the far host's RAM, its own view */
+};
+
+/**
+ * struct vlink_xlat_extent - part of a BAR and the memory it shows
+ * @bar_off: page-aligned offset in the BAR
+ * @addr: page-aligned address of the memory, per @kind
+ * @size: bytes, whole pages; 0 ends the table
+ * @kind: enum vlink_xlat_kind
+ * @reserved: zero
+ */
+struct vlink_xlat_extent {
+	__le64 bar_off;
+	__le64 addr;
+	__le64 size;
+	__le32 kind;
+	__le32 reserved;
+};
+
+/**
+ * struct vlink_bar_xlat - the extents of a BAR with VLINK_BAR_XLAT
+ * @seq: odd while the endpoint rewrites the table, even when it is whole
+ * @reserved: zero
+ * @ext: extents in ascending, non-overlapping order; pages of the BAR
+ *       that no extent names show nothing
+ *
+ * Table n * 6 + b, VLINK_XLAT_OFFSET from the start of the link memory,
+ * is function n's BAR b.  A reader copies the table between two reads of
+ * @seq and uses the copy only if both were the same even number.
+ */
+struct vlink_bar_xlat {
+	__le32 seq;
+	__le32 reserved[7];
+	struct vlink_xlat_extent ext[VLINK_XLAT_EXTENTS];
 };
 
 /*

@@ -25,6 +25,7 @@
 
 #include "vlink.h"
 #include "vlink-dma.h"
+#include "vlink-ep-bridge.h"
 #include "vlink-ep-faults.h"
 #include "vlink-outbound.h"
 
@@ -230,7 +231,9 @@ static int vlink_ep_write_header(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
  * root complex presents it at a host address of its own whose pages
  * follow the translation, which therefore need only be page-aligned.
  * A fixed BAR shows its memory through the window at the host address,
- * which must be naturally aligned.
+ * which must be naturally aligned.  A BAR set inside another controller's
+ * outbound window is bridged (vlink-ep-bridge.c): its pages follow that
+ * window's mappings.
  */
 static bool vlink_ep_bar_moves(struct vlink_ep_fn *f, enum pci_barno bar,
 			       phys_addr_t phys)
@@ -247,7 +250,9 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	enum pci_barno bar = epf_bar->barno;
 	u8 wide = ep->features.bar_fixed_64bit;
 	int flags = epf_bar->flags;
+	u32 attr = 0;
 	bool movable;
+	int bridged;
 
 	if (!f || bar < BAR_0 || bar > BAR_5)
 		return -EINVAL;
@@ -268,6 +273,14 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	    !IS_ALIGNED(epf_bar->phys_addr,
 			movable ? PAGE_SIZE : epf_bar->size))
 		return -EINVAL;
+	bridged = vlink_bridge_set_bar(ep->vl, func_no, bar,
+				       epf_bar->phys_addr, epf_bar->size);
+	if (bridged < 0)
+		return bridged;
+	if (movable)
+		attr |= VLINK_BAR_MOVABLE;
+	if (bridged)
+		attr |= VLINK_BAR_XLAT;
 
 	spin_lock_irq(&ep->msix_lock);
 	f->bar[bar] = epf_bar->addr;
@@ -278,7 +291,7 @@ static int vlink_ep_set_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	spin_unlock_irq(&ep->msix_lock);
 	vlink_wr64(&f->desc->bar[bar].phys, epf_bar->phys_addr);
 	vlink_wr32(&f->desc->bar[bar].flags, flags);
-	vlink_wr32(&f->desc->bar[bar].attr, movable ? VLINK_BAR_MOVABLE : 0);
+	vlink_wr32(&f->desc->bar[bar].attr, attr);
 	vlink_wr64(&f->desc->bar[bar].size, epf_bar->size);
 	/* The root complex may present it: let it follow. */
 	if (movable)
@@ -344,6 +357,7 @@ static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	if (!vlink_ep_withdraw(ep, func_no))
 		epf_bar->keep = true;
 	vlink_wr64(&f->desc->bar[bar].size, 0);
+	vlink_bridge_clear_bar(ep->vl, func_no, bar);
 	spin_lock_irq(&ep->msix_lock);
 	f->bar[bar] = NULL;
 	f->bar_size[bar] = 0;
@@ -473,22 +487,6 @@ static int vlink_ep_get_msix(struct pci_epc *epc, u8 func_no, u8 vfunc_no)
 	return flags & PCI_MSIX_FLAGS_QSIZE;
 }
 
-/* Deliver a posted MSI/MSI-X write: only the link's MSI address exists. */
-static int vlink_ep_post(struct vlink_ep *ep, u64 addr, u32 data)
-{
-	struct vlink *vl = ep->vl;
-
-	if (addr != VLINK_MSI_ADDRESS || data < VLINK_INTX_BITS ||
-	    data >= VLINK_IRQ_BITS) {
-		dev_err_ratelimited(&vl->pdev->dev, "MSI write to %#llx data %#x is not a vlink interrupt\n",
-				    addr, data);
-		return -EINVAL;
-	}
-	set_bit_le(data, vlink_irq_bits(vl));
-	vlink_ring(vl, VLINK_VEC_IRQ);
-	return 0;
-}
-
 static int vlink_ep_raise_msi(struct vlink_ep *ep, struct vlink_ep_fn *f,
 			      u16 n)
 {
@@ -503,7 +501,8 @@ static int vlink_ep_raise_msi(struct vlink_ep *ep, struct vlink_ep_fn *f,
 	addr = cfg_r32(cap, PCI_MSI_ADDRESS_LO) |
 	       (u64)cfg_r32(cap, PCI_MSI_ADDRESS_HI) << 32;
 	/* Multi-message MSI: the vector number goes in the low data bits. */
-	return vlink_ep_post(ep, addr, cfg_r16(cap, PCI_MSI_DATA_64) | (n - 1));
+	return vlink_post_msi(ep->vl, addr,
+			      cfg_r16(cap, PCI_MSI_DATA_64) | (n - 1));
 }
 
 static u32 bar_r32(const void *p)
@@ -575,7 +574,7 @@ static int vlink_ep_send_msix(struct vlink_ep *ep, struct vlink_ep_msix *m,
 		return 0;
 	}
 	clear_bit_le(n, m->pba);
-	return vlink_ep_post(ep, lo | (u64)hi << 32, data);
+	return vlink_post_msi(ep->vl, lo | (u64)hi << 32, data);
 }
 
 static int vlink_ep_raise_msix(struct vlink_ep *ep, struct vlink_ep_fn *f,

@@ -48,6 +48,8 @@
  * @bar_movable: the BAR is presented through the aperture
  * @bar_ap_off: where in the aperture
  * @bar_shown: bytes of a movable BAR that show the endpoint's memory
+ * @bar_xlat: the movable BAR's pages follow a translation table
+ * @bar_xlat_seq: the table's sequence count we last followed
  */
 struct vlink_rc_fn {
 	bool present;
@@ -61,6 +63,8 @@ struct vlink_rc_fn {
 	bool bar_movable[PCI_STD_NUM_BARS];
 	size_t bar_ap_off[PCI_STD_NUM_BARS];
 	u64 bar_shown[PCI_STD_NUM_BARS];
+	bool bar_xlat[PCI_STD_NUM_BARS];
+	u32 bar_xlat_seq[PCI_STD_NUM_BARS];
 };
 
 /**
@@ -87,6 +91,9 @@ struct vlink_rc_fn {
  * @ap: host addresses of the BARs whose translation moves (32-bit ARM)
  * @ap_next: the first offset of @ap that no BAR of this enumeration has
  * @bar_gen: the endpoint's count of BAR moves we have followed
+ * @far: a window onto the RAM of the host at the endpoint's other link,
+ *       where bridged BARs show it (vlink,far-ram); far.pdev is NULL
+ *       without one
  * @msi_inner: the domain of the pending-bitmap bits
  * @msi_domain: the PCI/MSI domain on top of it, the bus's MSI domain
  * @intx_domain: INTA..INTD of the root bus
@@ -114,6 +121,7 @@ struct vlink_rc {
 	struct vlink_aperture *ap;
 	size_t ap_next;
 	u32 bar_gen;
+	struct vlink_window far;
 	struct irq_domain *msi_inner;
 	struct irq_domain *msi_domain;
 	struct irq_domain *intx_domain;
@@ -311,13 +319,13 @@ static void vlink_rc_move_bar(struct vlink_rc *rc, struct vlink_rc_fn *f,
 			      u64 size)
 {
 	struct vlink *vl = rc->vl;
-	u64 off = phys - vl->peer_ram_base;
+	u64 off = phys - vl->win.base;
 	size_t ap_off = f->bar_ap_off[bar];
 	u64 bar_size = f->bar_size[bar];
 	u64 shown = PAGE_ALIGN(min(size, bar_size));
 
-	if (!PAGE_ALIGNED(phys) || phys < vl->peer_ram_base ||
-	    off >= vl->win_size || shown > vl->win_size - off)
+	if (!PAGE_ALIGNED(phys) || phys < vl->win.base ||
+	    off >= vl->win.size || shown > vl->win.size - off)
 		shown = 0;
 	if (phys == f->bar_phys[bar] && shown == f->bar_shown[bar])
 		return;
@@ -325,13 +333,104 @@ static void vlink_rc_move_bar(struct vlink_rc *rc, struct vlink_rc_fn *f,
 	f->bar_shown[bar] = shown;
 	vlink_ap_park(rc->ap, ap_off + shown, bar_size - shown);
 	if (shown) {
-		vlink_ap_map(rc->ap, ap_off, shown, vl->win_phys + off);
+		vlink_ap_map(rc->ap, ap_off, shown, vl->win.phys + off);
 		dev_info(&vl->pdev->dev, "function %u: BAR%u shows endpoint memory %#llx+%#llx\n",
 			 fn, bar, phys, shown);
 	} else {
 		dev_info(&vl->pdev->dev, "function %u: BAR%u has no endpoint memory at %#llx+%#llx: parked\n",
 			 fn, bar, phys, size);
 	}
+}
+
+/* Where an extent's memory shows, or 0 if it is not where its kind says. */
+static phys_addr_t vlink_rc_xlat_target(struct vlink_rc *rc,
+					const struct vlink_xlat_extent *e)
+{
+	const struct vlink_window *w;
+	u64 addr = le64_to_cpu(e->addr);
+	u64 size = le64_to_cpu(e->size);
+
+	switch (le32_to_cpu(e->kind)) {
+	case VLINK_XLAT_EP_RAM:
+		w = &rc->vl->win;
+		break;
+	case VLINK_XLAT_FAR_RAM:
+		w = &rc->far;
+		break;
+	default:
+		return 0;
+	}
+	if (!w->pdev || !PAGE_ALIGNED(addr) || addr < w->base ||
+	    addr - w->base >= w->size || size > w->size - (addr - w->base))
+		return 0;
+	return w->phys + (addr - w->base);
+}
+
+/*
+ * Point a bridged BAR's pages where its translation table says, copied
+ * once between two even reads of its sequence count.  Each page is
+ * retargeted in place, never parked on the way: a doorbell the host rings
+ * while the table changes elsewhere still arrives.  A torn or bad table
+ * leaves the pages it cannot vouch for parked; the endpoint rings again
+ * when it has rewritten the table.
+ */
+static void vlink_rc_xlat_bar(struct vlink_rc *rc, struct vlink_rc_fn *f,
+			      unsigned int fn, unsigned int bar)
+{
+	struct vlink_bar_xlat *shared = vlink_xlat(rc->vl, fn, bar);
+	struct vlink_xlat_extent ext[VLINK_XLAT_EXTENTS];
+	struct device *dev = &rc->vl->pdev->dev;
+	size_t ap_off = f->bar_ap_off[bar];
+	u64 bar_size = f->bar_size[bar];
+	unsigned int i, far = 0, n = 0;
+	u64 end = 0, off, size;
+	phys_addr_t target;
+	u32 seq;
+
+	seq = vlink_rd32(&shared->seq);
+	rmb();	/* the count before the extents */
+	memcpy(ext, shared->ext, sizeof(ext));
+	rmb();	/* the extents before the count again */
+	if ((seq & 1) || vlink_rd32(&shared->seq) != seq) {
+		vlink_ap_park(rc->ap, ap_off, bar_size);
+		dev_info(dev, "function %u: BAR%u's translation is being rewritten: parked\n",
+			 fn, bar);
+		return;
+	}
+	for (i = 0; i < VLINK_XLAT_EXTENTS && ext[i].size; i++) {
+		off = le64_to_cpu(ext[i].bar_off);
+		size = le64_to_cpu(ext[i].size);
+		target = vlink_rc_xlat_target(rc, &ext[i]);
+		if (!PAGE_ALIGNED(off) || !PAGE_ALIGNED(size) || off < end ||
+		    off > bar_size || size > bar_size - off || !target) {
+			dev_err_ratelimited(dev, "function %u: BAR%u extent %u (%#llx+%#llx kind %u at %#llx) is not one this link can show: the rest of the BAR is parked\n",
+					    fn, bar, i, off, size,
+					    le32_to_cpu(ext[i].kind),
+					    le64_to_cpu(ext[i].addr));
+			break;
+		}
+		vlink_ap_park(rc->ap, ap_off + end, off - end);
+		vlink_ap_map(rc->ap, ap_off + off, size, target);
+		far += le32_to_cpu(ext[i].kind) == VLINK_XLAT_FAR_RAM;
+		end = off + size;
+		n++;
+	}
+	vlink_ap_park(rc->ap, ap_off + end, bar_size - end);
+	if (seq != f->bar_xlat_seq[bar])
+		dev_info(dev, "function %u: BAR%u follows %u extent(s), %u of them the far host's RAM\n",
+			 fn, bar, n, far);
+	f->bar_xlat_seq[bar] = seq;
+}
+
+/* A movable BAR follows its translation table or its memory's address. */
+static void vlink_rc_follow_bar(struct vlink_rc *rc, struct vlink_rc_fn *f,
+				unsigned int fn, unsigned int bar, u64 phys,
+				u64 size)
+{
+	if (f->bar_xlat[bar])
+		vlink_rc_xlat_bar(rc, f, fn, bar);
+	else
+		vlink_rc_move_bar(rc, f, fn, bar, phys, size);
 }
 
 /*
@@ -341,7 +440,7 @@ static void vlink_rc_move_bar(struct vlink_rc *rc, struct vlink_rc_fn *f,
  */
 static int vlink_rc_place_movable(struct vlink_rc *rc, struct vlink_rc_fn *f,
 				  unsigned int fn, unsigned int bar, u64 phys,
-				  u64 size, u64 *addr)
+				  u64 size, u32 attr, u64 *addr)
 {
 	size_t off;
 
@@ -362,7 +461,9 @@ static int vlink_rc_place_movable(struct vlink_rc *rc, struct vlink_rc_fn *f,
 	f->bar_ap_off[bar] = off;
 	f->bar_size[bar] = size;
 	f->bar_phys[bar] = ~0ULL;
-	vlink_rc_move_bar(rc, f, fn, bar, phys, size);
+	f->bar_xlat[bar] = attr & VLINK_BAR_XLAT;
+	f->bar_xlat_seq[bar] = 1;
+	vlink_rc_follow_bar(rc, f, fn, bar, phys, size);
 	*addr = rc->ap->phys + off;
 	return 0;
 }
@@ -385,8 +486,8 @@ static int vlink_rc_place_bars(struct vlink_rc *rc, struct vlink_rc_fn *f,
 		u64 size = le64_to_cpu(desc->bar[bar].size);
 		u32 flags = le32_to_cpu(desc->bar[bar].flags);
 		u32 attr = le32_to_cpu(desc->bar[bar].attr);
-		u64 off = phys - vl->peer_ram_base;
-		u64 addr = vl->win_phys + off;
+		u64 off = phys - vl->win.base;
+		u64 addr = vl->win.phys + off;
 
 		if (!size)
 			continue;
@@ -395,14 +496,14 @@ static int vlink_rc_place_bars(struct vlink_rc *rc, struct vlink_rc_fn *f,
 		    ((flags & PCI_BASE_ADDRESS_MEM_TYPE_64) &&
 		     bar == PCI_STD_NUM_BARS - 1) ||
 		    (!(attr & VLINK_BAR_MOVABLE) &&
-		     (phys < vl->peer_ram_base || off >= vl->win_size ||
-		      size > vl->win_size - off || !IS_ALIGNED(addr, size))))
+		     (phys < vl->win.base || off >= vl->win.size ||
+		      size > vl->win.size - off || !IS_ALIGNED(addr, size))))
 			return vlink_rc_refuse(rc, fn,
 					       "BAR%u %#llx+%#llx flags %#x is not a BAR this link can present",
 					       bar, phys, size, flags);
 		if (attr & VLINK_BAR_MOVABLE) {
 			ret = vlink_rc_place_movable(rc, f, fn, bar, phys,
-						     size, &addr);
+						     size, attr, &addr);
 			if (ret)
 				return ret;
 		}
@@ -732,9 +833,9 @@ static void vlink_rc_follow_bars(struct vlink_rc *rc)
 				continue;
 			memcpy(&d, &vlink_desc(vl, fn)->bar[bar], sizeof(d));
 			if (f->bar_movable[bar])
-				vlink_rc_move_bar(rc, f, fn, bar,
-						  le64_to_cpu(d.phys),
-						  le64_to_cpu(d.size));
+				vlink_rc_follow_bar(rc, f, fn, bar,
+						    le64_to_cpu(d.phys),
+						    le64_to_cpu(d.size));
 			else if (le64_to_cpu(d.phys) != f->bar_phys[bar])
 				dev_err_ratelimited(&vl->pdev->dev, "function %u: BAR%u moved to %#llx, but the host reaches it at a fixed address: it still shows %#llx\n",
 						    fn, bar, le64_to_cpu(d.phys),
@@ -1046,7 +1147,7 @@ static int vlink_rc_create_bus(struct vlink_rc *rc)
 						     IORESOURCE_BUS);
 	pci_add_resource(&bridge->windows, &rc->busn);
 	/* BARs live in the window onto the endpoint's RAM, at PCI addr = phys. */
-	pci_add_resource(&bridge->windows, &vl->win_res);
+	pci_add_resource(&bridge->windows, &vl->win.res);
 	if (rc->ap)
 		pci_add_resource(&bridge->windows, &rc->ap->res);
 	bridge->sysdata = rc;
@@ -1142,6 +1243,16 @@ static int vlink_rc_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			dev_err_probe(&pdev->dev, ret, "cannot set up the BAR aperture\n");
 			goto err;
 		}
+	}
+	ret = vlink_get_window(&pdev->dev, "vlink,far-ram", "vlink far RAM",
+			       &rc->far);
+	if (ret == -ENOENT) {
+		rc->far.pdev = NULL;
+	} else if (ret) {
+		goto err;
+	} else {
+		dev_info(&pdev->dev, "window onto the far host's RAM %pR (its %#llx)\n",
+			 &rc->far.res, rc->far.base);
 	}
 	ret = vlink_rc_create_domains(rc);
 	if (ret) {

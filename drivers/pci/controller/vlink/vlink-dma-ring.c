@@ -71,10 +71,10 @@ static int vlink_dma_host(struct vlink_dma *dma, u64 pci, size_t len,
 			  struct vlink_dma_seg *s, bool src)
 {
 	struct vlink *vl = dma->vl;
-	u64 off = pci - vl->peer_ram_base;
+	u64 off = pci - vl->win.base;
 
-	if (pci < vl->peer_ram_base || off >= vl->win_size ||
-	    len > vl->win_size - off)
+	if (pci < vl->win.base || off >= vl->win.size ||
+	    len > vl->win.size - off)
 		return -EFAULT;
 	if (!READ_ONCE(dma->ob->up))
 		return -ENOLINK;

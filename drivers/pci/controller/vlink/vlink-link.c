@@ -122,15 +122,15 @@ bool vlink_peer_alive(struct vlink *vl)
  */
 void __iomem *vlink_map_peer(struct vlink *vl, u64 peer_addr, size_t size)
 {
-	u64 off = peer_addr - vl->peer_ram_base;
+	u64 off = peer_addr - vl->win.base;
 
-	if (peer_addr < vl->peer_ram_base || off >= vl->win_size ||
-	    size > vl->win_size - off) {
+	if (peer_addr < vl->win.base || off >= vl->win.size ||
+	    size > vl->win.size - off) {
 		pci_err(vl->pdev, "peer address %#llx+%#zx is outside the peer's RAM\n",
 			peer_addr, size);
 		return NULL;
 	}
-	return ioremap(vl->win_phys + off, size);
+	return ioremap(vl->win.phys + off, size);
 }
 
 /*
@@ -327,7 +327,9 @@ static int vlink_check_header(struct vlink *vl, resource_size_t shm_len)
 	    vlink_rd32(&h->irq_bits) != VLINK_IRQ_BITS ||
 	    vlink_rd32(&h->cfg_offset) != VLINK_CFG_OFFSET ||
 	    vlink_rd32(&h->cfg_size) != VLINK_CFG_SIZE ||
-	    vlink_rd64(&h->msi_address) != VLINK_MSI_ADDRESS) {
+	    vlink_rd64(&h->msi_address) != VLINK_MSI_ADDRESS ||
+	    vlink_rd32(&h->xlat_offset) != VLINK_XLAT_OFFSET ||
+	    vlink_rd32(&h->xlat_extents) != VLINK_XLAT_EXTENTS) {
 		dev_err(dev, "link shm header describes a layout this driver does not know\n");
 		return -EINVAL;
 	}
@@ -384,56 +386,91 @@ static struct pci_dev *vlink_find_window(struct device_node *np)
 
 static void vlink_put_window(void *data)
 {
-	struct vlink *vl = data;
+	struct vlink_window *w = data;
 
-	release_resource(&vl->win_res);
-	pci_disable_device(vl->win);
-	pci_dev_put(vl->win);
+	release_resource(&w->res);
+	pci_disable_device(w->pdev);
+	pci_dev_put(w->pdev);
 }
 
-static int vlink_get_window(struct vlink *vl)
+/**
+ * vlink_post_msi() - deliver a posted write to the root complex's MSI address
+ * @vl: an endpoint link
+ * @addr: where the write goes: only the link's MSI address exists
+ * @data: the message data, a bit of the pending bitmap
+ *
+ * Return: 0, or -EINVAL (and a log line) for a write that is no vlink
+ * interrupt.
+ */
+int vlink_post_msi(struct vlink *vl, u64 addr, u32 data)
 {
-	struct device *dev = &vl->pdev->dev;
+	if (addr != VLINK_MSI_ADDRESS || data < VLINK_INTX_BITS ||
+	    data >= VLINK_IRQ_BITS) {
+		dev_err_ratelimited(&vl->pdev->dev, "MSI write to %#llx data %#x is not a vlink interrupt\n",
+				    addr, data);
+		return -EINVAL;
+	}
+	set_bit_le(data, vlink_irq_bits(vl));
+	vlink_ring(vl, VLINK_VEC_IRQ);
+	return 0;
+}
+
+/**
+ * vlink_get_window() - claim a window onto another guest's RAM
+ * @dev: the link device whose node names the window
+ * @prop: the property with the window device's phandle; "<prop>-base"
+ *        holds where that RAM starts in its guest's own view
+ * @name: what the window's claimed range is called
+ * @w: filled in; released with @dev
+ *
+ * Return: 0, -ENOENT if @dev's node has no @prop, -EPROBE_DEFER while the
+ * window device is not there yet, or another negative errno.
+ */
+int vlink_get_window(struct device *dev, const char *prop, const char *name,
+		     struct vlink_window *w)
+{
 	struct device_node *np;
+	char base[48];
 	int ret;
 
-	ret = of_property_read_u64(dev->of_node, "vlink,peer-ram-base",
-				   &vl->peer_ram_base);
-	if (ret)
-		return dev_err_probe(dev, ret, "no vlink,peer-ram-base in DT\n");
-
-	np = of_parse_phandle(dev->of_node, "vlink,peer-ram", 0);
+	np = of_parse_phandle(dev->of_node, prop, 0);
 	if (!np)
-		return dev_err_probe(dev, -EINVAL, "no vlink,peer-ram in DT\n");
-	vl->win = vlink_find_window(np);
+		return -ENOENT;
+	w->pdev = vlink_find_window(np);
 	of_node_put(np);
-	if (!vl->win)
+	if (!w->pdev)
 		return dev_err_probe(dev, -EPROBE_DEFER,
-				     "peer-RAM window device not found yet\n");
+				     "%s window device not found yet\n", prop);
+	snprintf(base, sizeof(base), "%s-base", prop);
+	ret = of_property_read_u64(dev->of_node, base, &w->base);
+	if (ret) {
+		dev_err(dev, "no %s in DT\n", base);
+		goto err_put;
+	}
 
-	ret = pci_enable_device_mem(vl->win);
+	ret = pci_enable_device_mem(w->pdev);
 	if (ret)
 		goto err_put;
 	/*
 	 * Not a busy region: the root complex nests the BARs it presents
 	 * inside it, the endpoint maps pieces of it.
 	 */
-	vl->win_res.name = "vlink peer RAM";
-	vl->win_res.start = pci_resource_start(vl->win, 2);
-	vl->win_res.end = pci_resource_end(vl->win, 2);
-	vl->win_res.flags = IORESOURCE_MEM;
-	ret = request_resource(&vl->win->resource[2], &vl->win_res);
+	w->res.name = name;
+	w->res.start = pci_resource_start(w->pdev, 2);
+	w->res.end = pci_resource_end(w->pdev, 2);
+	w->res.flags = IORESOURCE_MEM;
+	ret = request_resource(&w->pdev->resource[2], &w->res);
 	if (ret)
 		goto err_disable;
-	vl->win_phys = vl->win_res.start;
-	vl->win_size = resource_size(&vl->win_res);
-	return devm_add_action_or_reset(dev, vlink_put_window, vl);
+	w->phys = w->res.start;
+	w->size = resource_size(&w->res);
+	return devm_add_action_or_reset(dev, vlink_put_window, w);
 
 err_disable:
-	pci_disable_device(vl->win);
+	pci_disable_device(w->pdev);
 err_put:
-	pci_dev_put(vl->win);
-	return dev_err_probe(dev, ret, "cannot use the peer-RAM window\n");
+	pci_dev_put(w->pdev);
+	return dev_err_probe(dev, ret, "cannot use the %s window\n", prop);
 }
 
 static int vlink_request_doorbells(struct vlink *vl)
@@ -561,7 +598,10 @@ struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
 	ret = vlink_map_shm(vl);
 	if (ret)
 		return ERR_PTR(ret);
-	ret = vlink_get_window(vl);
+	ret = vlink_get_window(dev, "vlink,peer-ram", "vlink peer RAM",
+			       &vl->win);
+	if (ret == -ENOENT)
+		dev_err(dev, "no vlink,peer-ram in DT\n");
 	if (ret)
 		return ERR_PTR(ret);
 
@@ -590,8 +630,8 @@ int vlink_start(struct vlink *vl)
 
 	pci_info(vl->pdev, "%s link: shm %u KiB v%u, peer id %u; peer-RAM window %pR, peer RAM at %#llx\n",
 		 vlink_role_name(vl->role), VLINK_SHM_SIZE / 1024,
-		 VLINK_VERSION, VLINK_PEER_ID(vl->role), &vl->win_res,
-		 vl->peer_ram_base);
+		 VLINK_VERSION, VLINK_PEER_ID(vl->role), &vl->win.res,
+		 vl->win.base);
 
 	vlink_rtt_debugfs_init(vl);
 	vlink_announce(vl);

@@ -19,11 +19,16 @@
  * the window device's BAR, a cookie only the library's own mapping uses.
  */
 
+#include <linux/gfp.h>
 #include <linux/mm.h>
 
 #include "vlink.h"
 #include "vlink-aperture.h"
+#include "vlink-ep-bridge.h"
 #include "vlink-outbound.h"
+
+/* How often the doorbell pages are looked at while any is mapped. */
+#define VLINK_OB_BELL_POLL	msecs_to_jiffies(1)
 
 /* vlink_ob_set_link() notes the slots it parks in a word. */
 static_assert(VLINK_OB_MAPS <= BITS_PER_LONG);
@@ -39,6 +44,56 @@ static struct vlink_ob_map *vlink_ob_find(struct vlink_ob *ob,
 	return NULL;
 }
 
+/*
+ * The doorbell page of mapping slot @slot, cleared: where a part mapped
+ * onto the MSI address points.  Kept for the slot's next use.
+ */
+static int vlink_ob_bell(struct vlink_ob *ob, unsigned int slot,
+			 phys_addr_t *target)
+{
+	if (!ob->bells[slot]) {
+		ob->bells[slot] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!ob->bells[slot])
+			return -ENOMEM;
+	}
+	WRITE_ONCE(*(u32 *)page_address(ob->bells[slot]), 0);
+	*target = page_to_phys(ob->bells[slot]);
+	return 0;
+}
+
+/*
+ * A write of message data to the MSI address lands in the first word of a
+ * doorbell page: take it (whoever wrote, whenever) and deliver it.  Two
+ * writes between polls are one interrupt, as MSIs may be.
+ */
+static void vlink_ob_bell_work(struct work_struct *work)
+{
+	struct vlink_ob *ob = container_of(to_delayed_work(work),
+					   struct vlink_ob, bell_work);
+	u32 data[VLINK_OB_MAPS];
+	unsigned int i, n = 0;
+	bool any = false;
+	u32 raw;
+
+	spin_lock_irq(&ob->map_lock);
+	for (i = 0; i < VLINK_OB_MAPS; i++) {
+		if (!ob->map[i].size || !ob->map[i].bell)
+			continue;
+		any = true;
+		if (!ob->up || ob->map[i].parked)
+			continue;
+		raw = xchg((u32 *)page_address(ob->bells[i]), 0);
+		if (raw)
+			data[n++] = le32_to_cpu((__force __le32)raw);
+	}
+	spin_unlock_irq(&ob->map_lock);
+	for (i = 0; i < n; i++)
+		vlink_post_msi(ob->vl, VLINK_MSI_ADDRESS, data[i]);
+	if (any)
+		queue_delayed_work(system_wq, &ob->bell_work,
+				   VLINK_OB_BELL_POLL);
+}
+
 /**
  * vlink_ob_map() - point part of the outbound window at host memory
  * @ob: the outbound window
@@ -50,7 +105,8 @@ static struct vlink_ob_map *vlink_ob_find(struct vlink_ob *ob,
  * replaces that mapping.
  *
  * Return: 0, -EINVAL for an unaligned or out-of-window request or one that
- * reaches beyond the host's RAM, -ENOLINK while the link is down, -EBUSY if
+ * reaches beyond the host's RAM (or, mapping its MSI address, beyond a
+ * page), -ENOMEM, -ENOLINK while the link is down, -EBUSY if
  * @phys is already mapped, -ENOSPC when all mapping slots are in use.
  */
 int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
@@ -58,8 +114,10 @@ int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
 {
 	struct vlink *vl = ob->vl;
 	u64 off = (u64)phys - ob->phys;
-	u64 host_off = pci_addr - vl->peer_ram_base;
+	u64 host_off = pci_addr - vl->win.base;
 	struct vlink_ob_map *m;
+	phys_addr_t target;
+	bool bell;
 	int ret;
 
 	if (!size || !PAGE_ALIGNED(phys) || !PAGE_ALIGNED(pci_addr) ||
@@ -68,9 +126,10 @@ int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
 			&phys, pci_addr, size);
 		return -EINVAL;
 	}
-	if (pci_addr < vl->peer_ram_base || host_off >= vl->win_size ||
-	    size > vl->win_size - host_off) {
-		pci_err(vl->pdev, "outbound map to %#llx+%#zx: outside the host's RAM\n",
+	bell = pci_addr == VLINK_MSI_ADDRESS && size <= PAGE_SIZE;
+	if (!bell && (pci_addr < vl->win.base || host_off >= vl->win.size ||
+		      size > vl->win.size - host_off)) {
+		pci_err(vl->pdev, "outbound map to %#llx+%#zx: outside the host's RAM and MSI page\n",
 			pci_addr, size);
 		return -EINVAL;
 	}
@@ -100,17 +159,28 @@ int vlink_ob_map(struct vlink_ob *ob, phys_addr_t phys, u64 pci_addr,
 		goto out;
 	}
 	size = PAGE_ALIGN(size);
-	ret = vlink_ap_map(ob->ap, off, size, vl->win_phys + host_off);
+	target = vl->win.phys + host_off;
+	if (bell) {
+		ret = vlink_ob_bell(ob, m - ob->map, &target);
+		if (ret)
+			goto out;
+	}
+	ret = vlink_ap_map(ob->ap, off, size, target);
 	if (!ret) {
 		spin_lock_irq(&ob->map_lock);
 		m->phys = phys;
 		m->pci_addr = pci_addr;
 		m->size = size;
 		m->parked = false;
+		m->bell = bell;
 		spin_unlock_irq(&ob->map_lock);
 	}
 out:
 	mutex_unlock(&ob->lock);
+	if (!ret && bell)
+		mod_delayed_work(system_wq, &ob->bell_work, 0);
+	if (!ret)
+		vlink_bridge_ob_changed(ob);
 	return ret;
 }
 
@@ -139,6 +209,8 @@ void vlink_ob_unmap(struct vlink_ob *ob, phys_addr_t phys)
 			 &phys);
 	}
 	mutex_unlock(&ob->lock);
+	if (m)
+		vlink_bridge_ob_changed(ob);
 }
 
 /**
@@ -173,9 +245,11 @@ void vlink_ob_set_link(struct vlink_ob *ob, bool up)
 		n++;
 	}
 	mutex_unlock(&ob->lock);
-	if (n)
+	if (n) {
 		pci_info(ob->vl->pdev, "link down: parked %u outbound mapping(s)\n",
 			 n);
+		vlink_bridge_ob_changed(ob);
+	}
 }
 
 /**
@@ -189,7 +263,7 @@ void vlink_ob_set_link(struct vlink_ob *ob, bool up)
  * than through the window's pages.  Any context.
  *
  * Return: 0, -ENOLINK while the link is down or the mapping is parked,
- * -EFAULT if the range is not wholly inside one mapping.
+ * -EFAULT if the range is not wholly inside one mapping of host RAM.
  */
 int vlink_ob_resolve(struct vlink_ob *ob, phys_addr_t phys, size_t size,
 		     u64 *pci_addr)
@@ -205,6 +279,9 @@ int vlink_ob_resolve(struct vlink_ob *ob, phys_addr_t phys, size_t size,
 			continue;
 		if (!ob->up || m->parked) {
 			ret = -ENOLINK;
+		} else if (m->bell) {
+			/* An interrupt, not memory: no engine writes there. */
+			ret = -EFAULT;
 		} else {
 			*pci_addr = m->pci_addr + (phys - m->phys);
 			ret = 0;
@@ -227,18 +304,28 @@ int vlink_ob_resolve(struct vlink_ob *ob, phys_addr_t phys, size_t size,
 phys_addr_t vlink_ob_translate(struct vlink_ob *ob, u64 pci_addr, size_t size)
 {
 	struct vlink *vl = ob->vl;
-	u64 off = pci_addr - vl->peer_ram_base;
+	u64 off = pci_addr - vl->win.base;
 
-	if (pci_addr < vl->peer_ram_base || off >= vl->win_size ||
-	    size > vl->win_size - off)
+	if (pci_addr < vl->win.base || off >= vl->win.size ||
+	    size > vl->win.size - off)
 		return 0;
-	return vl->win_phys + off;
+	return vl->win.phys + off;
 }
 
+/*
+ * The poll stops before the doorbell pages go; a page another host may
+ * still write (it has not yet followed its BAR away from it) is kept.
+ */
 static void vlink_ob_release(void *data)
 {
 	struct vlink_ob *ob = data;
+	bool keep = vlink_bridge_del_ob(ob);
+	unsigned int i;
 
+	cancel_delayed_work_sync(&ob->bell_work);
+	for (i = 0; i < VLINK_OB_MAPS && !keep; i++)
+		if (ob->bells[i])
+			__free_page(ob->bells[i]);
 	vlink_ap_destroy(ob->ap);
 }
 
@@ -255,12 +342,14 @@ int vlink_ob_init(struct vlink_ob *ob, struct vlink *vl, size_t size)
 	ob->vl = vl;
 	mutex_init(&ob->lock);
 	spin_lock_init(&ob->map_lock);
-	ob->size = min_t(size_t, size, vl->win_size);
+	ob->size = min_t(size_t, size, vl->win.size);
 	ob->ap = vlink_ap_create(&vl->pdev->dev, "vlink outbound window",
 				 ob->size);
 	if (IS_ERR(ob->ap))
 		return PTR_ERR(ob->ap);
-	ob->phys = ob->ap->phys ?: vl->win_phys;
+	ob->phys = ob->ap->phys ?: vl->win.phys;
 	ob->virt = ob->ap->virt;
+	INIT_DELAYED_WORK(&ob->bell_work, vlink_ob_bell_work);
+	vlink_bridge_add_ob(ob);
 	return devm_add_action_or_reset(&vl->pdev->dev, vlink_ob_release, ob);
 }

@@ -6,9 +6,11 @@
 #ifndef _VLINK_OUTBOUND_H
 #define _VLINK_OUTBOUND_H
 
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 struct vlink;
 struct vlink_aperture;
@@ -21,12 +23,14 @@ struct vlink_aperture;
  * @pci_addr: the host address it shows
  * @size: bytes, page-aligned; 0 for a free slot
  * @parked: the link went down under it: it shows the parking page
+ * @bell: it shows the host's MSI address: a doorbell page of ours
  */
 struct vlink_ob_map {
 	phys_addr_t phys;
 	u64 pci_addr;
 	size_t size;
 	bool parked;
+	bool bell;
 };
 
 /**
@@ -40,6 +44,10 @@ struct vlink_ob_map {
  * @map_lock: taken too by those changes, for readers that cannot sleep
  * @up: the link is up: mappings may be made
  * @map: the mapped parts
+ * @bells: per mapping slot, the page that stands for the host's MSI
+ *         address when the slot maps it, allocated on first use
+ * @bell_work: turns what was written into the bells into MSIs
+ * @node: in the list of windows other controllers' BARs may lie in
  */
 struct vlink_ob {
 	struct vlink *vl;
@@ -51,6 +59,9 @@ struct vlink_ob {
 	spinlock_t map_lock;		/* @map, @up, for vlink_ob_resolve() */
 	bool up;
 	struct vlink_ob_map map[VLINK_OB_MAPS];
+	struct page *bells[VLINK_OB_MAPS];
+	struct delayed_work bell_work;
+	struct list_head node;
 };
 
 int vlink_ob_init(struct vlink_ob *ob, struct vlink *vl, size_t size);

@@ -24,7 +24,8 @@
  * arm64), and the server is built for yet another ABI: none of them may lay
  * the shared structures out differently.  qemu/server/shm.h checks the same.
  */
-static_assert(sizeof(struct vlink_header) == 88);
+static_assert(sizeof(struct vlink_header) == 96);
+static_assert(offsetof(struct vlink_header, xlat_offset) == 88);
 static_assert(offsetof(struct vlink_header, msi_address) == 56);
 static_assert(offsetof(struct vlink_header, present) == 64);
 static_assert(sizeof(struct vlink_side) == 48);
@@ -35,6 +36,11 @@ static_assert(offsetof(struct vlink_bar_desc, size) == 8);
 static_assert(sizeof(struct vlink_func_desc) == 6 * 24);
 static_assert(sizeof(struct vlink_side) <= VLINK_SIDE_STRIDE);
 static_assert(sizeof(struct vlink_func_desc) <= VLINK_FUNC_STRIDE);
+static_assert(sizeof(struct vlink_xlat_extent) == 32);
+static_assert(offsetof(struct vlink_xlat_extent, kind) == 24);
+static_assert(sizeof(struct vlink_bar_xlat) == 32 + 32 * VLINK_XLAT_EXTENTS);
+static_assert(VLINK_XLAT_OFFSET + VLINK_MAX_FUNCTIONS * PCI_STD_NUM_BARS *
+	      sizeof(struct vlink_bar_xlat) <= VLINK_SHM_SIZE);
 
 /*
  * A vendor ID no function may have: it is what a host reads while a
@@ -78,6 +84,22 @@ struct vlink_ops {
 };
 
 /**
+ * struct vlink_window - an ivshmem-plain device showing a guest's whole RAM
+ * @pdev: the device
+ * @res: its address range, claimed inside the device's BAR2
+ * @phys: CPU physical address of the window
+ * @size: size of the window, that is of that RAM
+ * @base: where that RAM starts in its guest's own view
+ */
+struct vlink_window {
+	struct pci_dev *pdev;
+	struct resource res;
+	phys_addr_t phys;
+	resource_size_t size;
+	u64 base;
+};
+
+/**
  * struct vlink - one link device
  * @pdev: the ivshmem-doorbell device
  * @role: the role this guest plays
@@ -90,10 +112,6 @@ struct vlink_ops {
  * @self: this role's side area in @shm
  * @other: the peer's side area in @shm
  * @win: the window onto the peer's RAM
- * @win_res: the window's address range, claimed inside the device's BAR2
- * @win_phys: CPU physical address of the window
- * @win_size: size of the window, that is of the peer's RAM
- * @peer_ram_base: where the peer's RAM starts in the peer's own view
  * @lock: serialises link events and the self test
  * @kick_lock: orders vlink_kick() against vlink_stop()
  * @stopped: vlink_stop() ran: nothing queues the link worker any more
@@ -123,11 +141,7 @@ struct vlink {
 	struct vlink_header *hdr;
 	struct vlink_side *self;
 	struct vlink_side *other;
-	struct pci_dev *win;
-	struct resource win_res;
-	phys_addr_t win_phys;
-	resource_size_t win_size;
-	u64 peer_ram_base;
+	struct vlink_window win;
 	struct mutex lock;		/* link events, self test */
 	spinlock_t kick_lock;		/* @stopped */
 	bool stopped;
@@ -192,6 +206,16 @@ static inline struct vlink_func_desc *vlink_desc(struct vlink *vl,
 	return vl->shm + VLINK_FUNC_OFFSET + fn * VLINK_FUNC_STRIDE;
 }
 
+/* The translation table of function fn's BAR bar in the link shm */
+static inline struct vlink_bar_xlat *vlink_xlat(struct vlink *vl,
+						unsigned int fn,
+						unsigned int bar)
+{
+	struct vlink_bar_xlat *x = vl->shm + VLINK_XLAT_OFFSET;
+
+	return &x[fn * PCI_STD_NUM_BARS + bar];
+}
+
 struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
 			  const struct vlink_ops *ops, void *priv);
 int vlink_start(struct vlink *vl);
@@ -200,6 +224,9 @@ void vlink_ring(struct vlink *vl, enum vlink_vector vec);
 void vlink_ring_id(struct vlink *vl, u32 peer_id, unsigned int vec);
 void vlink_kick(struct vlink *vl);
 bool vlink_peer_alive(struct vlink *vl);
+int vlink_get_window(struct device *dev, const char *prop, const char *name,
+		     struct vlink_window *w);
+int vlink_post_msi(struct vlink *vl, u64 addr, u32 data);
 void __iomem *vlink_map_peer(struct vlink *vl, u64 peer_addr, size_t size);
 const char *vlink_role_name(enum vlink_role role);
 int vlink_rtt_measure(struct vlink *vl, bool via_irq, unsigned int n,
