@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The 6.1 tree's vNTB stack on a pair, for the tests, `make bench` and
-`make run TOPOLOGY=vntb`: pci-epf-vntb bound on an endpoint with i.MX8M's
-BAR layout, ntb_hw_epf on the root complex, ntb_transport and ntb_netdev
-on both, eth0 at EP_ADDR and RC_ADDR; and a TCP transfer checked by
-md5sum.  Every wait has a timeout and names what it waited for.
+"""The 6.1 tree's NTB stacks, for the tests, `make bench` and `make run
+TOPOLOGY=vntb|ntb`.  vNTB on a pair: pci-epf-vntb bound on an endpoint
+with i.MX8M's BAR layout, ntb_hw_epf on the root complex, ntb_transport
+and ntb_netdev on both, eth0 at EP_ADDR and RC_ADDR.  NTB between two
+root complexes: pci-epf-ntb bound on both controllers of the ep-2rc-far
+endpoint, ntb_hw_epf, ntb_transport and ntb_netdev on each root complex,
+eth0 at RC0_ADDR and RC1_ADDR.  And a TCP transfer checked by md5sum.
+Every wait has a timeout and names what it waited for.
 """
 
 import re
@@ -13,6 +16,10 @@ from vlinkrig import Rig, shell_ok
 # pci-vntb-howto.rst's ids: the host's device, the endpoint's own.
 HOST_ID = "1957:0809"
 VNTB_ID = "1957:080A"
+# pci-ntb-howto.rst's ids, which the stock pci_endpoint_test claims too.
+NTB_ID = "104C:B00D"
+RC0_ADDR = "10.0.1.1"
+RC1_ADDR = "10.0.1.2"
 # How long the endpoint's virtual bus, the RC's enumeration and the NTB
 # link may take.
 TIMEOUT = 60
@@ -118,3 +125,60 @@ def vntb_rig(build, name, kvariant="ntb"):
     (or one merged with it, ntb+debug)."""
     return Rig(build, name=name, kvariant=kvariant,
                trees={"ep": "ep.bar64"})
+
+
+def controllers(ep):
+    """The endpoint's controllers, in slot order: the k-th to rc<k>."""
+    status, out = ep.run("ls /sys/kernel/config/pci_ep/controllers")
+    names = sorted(out.split())
+    assert status == 0 and len(names) == 2, f"controllers: {out.strip()}"
+    return names
+
+
+def ntb_hw_epf_takes(rc):
+    """rc's 104c:b00d, which pci_endpoint_test took, goes to ntb_hw_epf
+    (driver_override, as a host that wants the NTB does)."""
+    name = pci_device(rc, NTB_ID)
+    dev = f"/sys/bus/pci/devices/{name}"
+    shell_ok(rc, "insmod /lib/modules/ntb_hw_epf.ko")
+    shell_ok(rc, f"echo ntb_hw_epf > {dev}/driver_override")
+    shell_ok(rc, f"[ ! -e {dev}/driver ] || echo {name} > {dev}/driver/unbind")
+    shell_ok(rc, f"echo {name} > /sys/bus/pci/drivers_probe")
+    bound_to(rc, NTB_ID, "ntb_hw_epf")
+
+
+def ntb_steps(ep, rc0, rc1, since0, since1):
+    """What brings pci-epf-ntb up between rc0 and rc1 on a started
+    ep-2rc-far topology, as (name, fn, args); since0/1: rc0's and rc1's
+    console marks from before the first step."""
+    primary, secondary = controllers(ep)
+    far = (r"vlink-rc \S+: function 0: BAR\d follows \d+ extent\(s\), "
+           r"[1-9]\d* of them the far host's RAM")
+    return [
+        ("vlink-ntb binds pci-epf-ntb as pci-ntb-howto.rst does",
+         shell_ok, (ep, f"vlink-ntb n0 {primary} {secondary}")),
+        (f"rc0 enumerates {NTB_ID}", rc0.expect,
+         (r"vlink-rc \S+: endpoint started \(generation \d+\): "
+          r"1 function", TIMEOUT, "rc0 to enumerate the NTB", since0)),
+        (f"rc1 enumerates {NTB_ID}", rc1.expect,
+         (r"vlink-rc \S+: endpoint started \(generation \d+\): "
+          r"1 function", TIMEOUT, "rc1 to enumerate the NTB", since1)),
+        ("ntb_hw_epf takes rc0's NTB", ntb_hw_epf_takes, (rc0,)),
+        ("ntb_hw_epf takes rc1's NTB", ntb_hw_epf_takes, (rc1,)),
+        ("ntb_netdev makes eth0 on rc0", netdev_up, (rc0, RC0_ADDR)),
+        ("ntb_netdev makes eth0 on rc1", netdev_up, (rc1, RC1_ADDR)),
+        ("rc0's eth0 has a carrier", carrier, (rc0,)),
+        ("rc1's eth0 has a carrier", carrier, (rc1,)),
+        ("rc0 shows rc1's buffer in a bridged BAR", rc0.expect,
+         (far, TIMEOUT, "rc0 to follow a bridged BAR to rc1's RAM",
+          since0)),
+        ("rc1 shows rc0's buffer in a bridged BAR", rc1.expect,
+         (far, TIMEOUT, "rc1 to follow a bridged BAR to rc0's RAM",
+          since1)),
+    ]
+
+
+def ntb_rig(build, name, kvariant="ntb"):
+    """One endpoint, two root complexes each with a window onto the
+    other's RAM, on the ntb kernel (or one merged with it)."""
+    return Rig(build, name=name, kvariant=kvariant, topology="ep-2rc-far")

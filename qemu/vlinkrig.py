@@ -29,6 +29,9 @@ ROLES = ("ep", "rc")
 # root-complex guest) pair.  A guest's links take its PCI slots in the
 # order given here, as its tree describes them: the k-th link device in
 # slot 1 + 2k, the window onto that link's peer's RAM in slot 2 + 2k.
+# "far": a guest that also has a window onto another guest's RAM, in the
+# slot after its links' (the trees' vlink,far-ram): ep-2rc-far's root
+# complexes show a bridged BAR's far parts through it (pci-epf-ntb).
 TOPOLOGIES = {
     "pair": {"guests": {"ep": ("ep", "ep"), "rc": ("rc", "rc")},
              "links": (("ep", "rc"),)},
@@ -38,6 +41,10 @@ TOPOLOGIES = {
     "ep-2rc": {"guests": {"ep": ("ep", "ep-2rc"), "rc0": ("rc", "rc"),
                           "rc1": ("rc", "rc")},
                "links": (("ep", "rc0"), ("ep", "rc1"))},
+    "ep-2rc-far": {"guests": {"ep": ("ep", "ep-2rc"), "rc0": ("rc", "rc.far"),
+                              "rc1": ("rc", "rc.far")},
+                   "links": (("ep", "rc0"), ("ep", "rc1")),
+                   "far": {"rc0": "rc1", "rc1": "rc0"}},
 }
 # The guests' architectures: QEMU, CPU and the image kbuild makes.  The
 # machine options must match scripts/mkdtbs.sh.  Each architecture's guest
@@ -248,6 +255,12 @@ class Guest:
                                  f"vectors=5,addr={1 + 2 * k}",
                       "-device", f"ivshmem-plain,memdev=peer{k},"
                                  f"addr={2 + 2 * k}"]
+        far = r.topology.get("far", {}).get(self.guest)
+        if far:
+            peers += ["-object", f"memory-backend-file,id=far,size={mem},"
+                                 f"mem-path={r.ram_file(far)},share=on"]
+            links += ["-device", "ivshmem-plain,memdev=far,"
+                                 f"addr={1 + 2 * len(self.links)}"]
         return [
             arch["qemu"],
             "-M", f"{MACHINE},memory-backend=ram",
