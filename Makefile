@@ -113,12 +113,13 @@ guests: server
 
 # What `make run` builds: pair, rc-2ep (one root complex, two endpoints)
 # or ep-2rc (one endpoint with two links, each to its own root complex),
-# qemu/vlinkrig.py: TOPOLOGIES; or vntb, a pair on the ntb kernel joined by
-# the tree's vNTB stack (qemu/vlinkntb.py).
+# qemu/vlinkrig.py: TOPOLOGIES; or, on the ntb kernel, vntb (a pair joined
+# by the tree's vNTB stack) or ntb (the tree's pci-epf-ntb joining the two
+# root complexes of ep-2rc-far), qemu/vlinkntb.py.
 TOPOLOGY ?= pair
 
 run: guests
-	@$(if $(filter vntb,$(TOPOLOGY)),$(MAKE) -s -C $(REPO) modules \
+	@$(if $(filter vntb ntb,$(TOPOLOGY)),$(MAKE) -s -C $(REPO) modules \
 		ARCH=arm KVARIANT=ntb)
 	@VLINK_EP_ARCH=$(EP_ARCH) VLINK_RC_ARCH=$(RC_ARCH) VLINK_BOOT=$(BOOT) \
 		$(PYTHON) $(REPO)/qemu/vlink-run.py --build $(B) \

@@ -25,6 +25,13 @@ summary.
                                           root complex, ntb_netdev on
                                           both; ping and a 16 MiB TCP
                                           transfer each way
+  vlink-run.py --build build --topology ntb
+                                          ep-2rc-far on the ntb kernel:
+                                          the tree's pci-epf-ntb joins
+                                          the two root complexes, each
+                                          with ntb_hw_epf and
+                                          ntb_netdev; ping and a 16 MiB
+                                          TCP transfer each way
 
 Everything started is torn down on exit, on error and on Ctrl-C.
 """
@@ -123,33 +130,54 @@ def bind_and_test(ep, rc, link, n):
     return rows
 
 
+def traffic_rows(label, steps, a, b, a_addr, b_addr):
+    """Run the steps that bring an NTB up, then ping and a TCP transfer
+    each way between guests a and b; a summary row per step, up to the
+    first that fails."""
+    rows = []
+    for src, dst, addr, port in ((a, b, b_addr, 5001),
+                                 (b, a, a_addr, 5002)):
+        way = f"{src.guest}->{dst.guest}"
+        steps += [(f"{way} ping", vlinkntb.shell_ok,
+                   (src, f"ping -c 3 -W 10 {addr}", 60)),
+                  (f"{way} {vlinkntb.XFER_MB} MiB TCP, md5sum",
+                   vlinkntb.transfer, (src, dst, addr, port))]
+    for what, fn, fargs in steps:
+        try:
+            value = fn(*fargs)
+        except (RigError, AssertionError) as e:
+            rows.append((label, what, False, str(e)))
+            break
+        rows.append((label, what, True,
+                     f"{value:.1f} MB/s" if isinstance(value, float)
+                     else ""))
+    return rows
+
+
 def vntb(args):
     """The tree's vNTB stack on a pair, then traffic both ways."""
-    rows = []
     with vlinkntb.vntb_rig(args.build, args.name) as rig:
         rig.start_server()
         ep = rig.start_guest("ep", echo=True)
         rc = rig.start_guest("rc", echo=True)
         ep.wait_shell()
         rc.wait_shell()
-        steps = vlinkntb.vntb_steps(ep, rc, rc.mark())
-        for src, dst, addr, port in ((ep, rc, vlinkntb.RC_ADDR, 5001),
-                                     (rc, ep, vlinkntb.EP_ADDR, 5002)):
-            way = f"{src.guest}->{dst.guest}"
-            steps += [(f"{way} ping", vlinkntb.shell_ok,
-                       (src, f"ping -c 3 -W 10 {addr}", 60)),
-                      (f"{way} {vlinkntb.XFER_MB} MiB TCP, md5sum",
-                       vlinkntb.transfer, (src, dst, addr, port))]
-        for what, fn, fargs in steps:
-            try:
-                value = fn(*fargs)
-            except (RigError, AssertionError) as e:
-                rows.append(("vntb", what, False, str(e)))
-                break
-            rows.append(("vntb", what, True,
-                         f"{value:.1f} MB/s" if isinstance(value, float)
-                         else ""))
-    return rows
+        return traffic_rows("vntb", vlinkntb.vntb_steps(ep, rc, rc.mark()),
+                            ep, rc, vlinkntb.EP_ADDR, vlinkntb.RC_ADDR)
+
+
+def ntb(args):
+    """The tree's pci-epf-ntb between two root complexes, then traffic
+    both ways."""
+    with vlinkntb.ntb_rig(args.build, args.name) as rig:
+        rig.start_server()
+        ep, rc0, rc1 = (rig.start_guest(g, echo=True)
+                        for g in ("ep", "rc0", "rc1"))
+        for guest in (ep, rc0, rc1):
+            guest.wait_shell()
+        steps = vlinkntb.ntb_steps(ep, rc0, rc1, rc0.mark(), rc1.mark())
+        return traffic_rows("ntb", steps, rc0, rc1, vlinkntb.RC0_ADDR,
+                            vlinkntb.RC1_ADDR)
 
 
 def pair_or_topology(args, topology):
@@ -179,6 +207,10 @@ def pair_or_topology(args, topology):
     return rows
 
 
+# What --topology runs instead of pcitest.sh on each link.
+NTB_RUNS = {"vntb": vntb, "ntb": ntb}
+
+
 def print_summary(rows, args):
     print("\n==== vlink summary ====")
     # Long step names run over; the short ones line up.
@@ -195,26 +227,26 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--name", default="run",
                     help="names the run's sockets, RAM files and logs")
-    ap.add_argument("--topology", choices=[*TOPOLOGIES, "vntb"],
+    ap.add_argument("--topology", choices=[*TOPOLOGIES, *NTB_RUNS],
                     default="pair",
-                    help="the guests and links to build, or vntb")
+                    help="the guests and links to build, or an NTB run")
     ap.add_argument("--shell",
                     help="stay in an interactive shell on this guest "
                     "(a pair's: ep or rc)")
     args = ap.parse_args()
     topology = TOPOLOGIES.get(args.topology, TOPOLOGIES["pair"])
-    if args.shell and (args.topology == "vntb" or
+    if args.shell and (args.topology in NTB_RUNS or
                        args.shell not in topology["guests"]):
         ap.error(f"--shell: the guests are {', '.join(topology['guests'])},"
-                 " and not with vntb, which drives both consoles")
+                 " and not with an NTB run, which drives the consoles")
 
     # Ctrl-C and SIGTERM unwind through the rig's teardown.  SIGINT is
     # set explicitly: a shell that starts us in the background without job
     # control hands it down ignored.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(130))
-    if args.topology == "vntb":
-        rows = vntb(args)
+    if args.topology in NTB_RUNS:
+        rows = NTB_RUNS[args.topology](args)
     else:
         rows = pair_or_topology(args, topology)
     if rows is None:

@@ -127,12 +127,14 @@ def vntb_rig(build, name, kvariant="ntb"):
                trees={"ep": "ep.bar64"})
 
 
-def controllers(ep):
-    """The endpoint's controllers, in slot order: the k-th to rc<k>."""
+def bind_ntb(ep):
+    """vlink-ntb binds pci-epf-ntb with its primary interface on the
+    endpoint's first controller (slot order: the link to rc0) and its
+    secondary on the second."""
     status, out = ep.run("ls /sys/kernel/config/pci_ep/controllers")
     names = sorted(out.split())
     assert status == 0 and len(names) == 2, f"controllers: {out.strip()}"
-    return names
+    shell_ok(ep, f"vlink-ntb n0 {names[0]} {names[1]}")
 
 
 def ntb_hw_epf_takes(rc):
@@ -151,12 +153,11 @@ def ntb_steps(ep, rc0, rc1, since0, since1):
     """What brings pci-epf-ntb up between rc0 and rc1 on a started
     ep-2rc-far topology, as (name, fn, args); since0/1: rc0's and rc1's
     console marks from before the first step."""
-    primary, secondary = controllers(ep)
     far = (r"vlink-rc \S+: function 0: BAR\d follows \d+ extent\(s\), "
            r"[1-9]\d* of them the far host's RAM")
     return [
         ("vlink-ntb binds pci-epf-ntb as pci-ntb-howto.rst does",
-         shell_ok, (ep, f"vlink-ntb n0 {primary} {secondary}")),
+         bind_ntb, (ep,)),
         (f"rc0 enumerates {NTB_ID}", rc0.expect,
          (r"vlink-rc \S+: endpoint started \(generation \d+\): "
           r"1 function", TIMEOUT, "rc0 to enumerate the NTB", since0)),

@@ -20,16 +20,27 @@ built in, ntb_hw_epf and ntb_netdev as modules in the guests' initramfs.
   Then the link goes down and up (the endpoint's controller stopped and
   started) and comes back; and the host dies and a new one boots, which
   gets the link once the endpoint restarts its controller (pci-epf-vntb
-  does not notice a host going away).  All of it again on the ntb kernel
-  merged with the debug one (KVARIANT=ntb+debug), whose consoles must
-  stay silent and which must leak nothing.
+  does not notice a host going away).
+- NTB between two root complexes (ep-2rc-far: one endpoint guest, a
+  link to each root complex, each root complex with a window onto the
+  other's RAM): configfs-scripts/vlink-ntb binds pci-epf-ntb as
+  pci-ntb-howto.rst does, its primary interface on one controller and
+  its secondary on the other; on each host ntb_hw_epf takes 104c:b00d
+  from pci_endpoint_test, and ntb_netdev makes an interface.  Each root
+  complex must show the other host's buffer in a bridged BAR; the hosts
+  ping each other and 16 MiB go each way, checked by md5sum.  Then one
+  host dies: the other's bridged BARs must stop showing its RAM.
+All of it again on the ntb kernel merged with the debug one
+(KVARIANT=ntb+debug), whose consoles must stay silent and which must
+leak nothing.
 """
 
 import os
 import re
 
-from vlinkntb import (EP_ADDR, HOST_ID, RC_ADDR, TIMEOUT, XFER_MB, bound_to,
-                      carrier, netdev_up, transfer, vntb_rig, vntb_steps)
+from vlinkntb import (EP_ADDR, HOST_ID, RC0_ADDR, RC1_ADDR, RC_ADDR, TIMEOUT,
+                      XFER_MB, bound_to, carrier, netdev_up, ntb_rig,
+                      ntb_steps, transfer, vntb_rig, vntb_steps)
 from vlinktest import Abort, check_consoles
 from test_endpoint import shell_ok
 
@@ -139,7 +150,53 @@ def vntb(r, build, kvariant):
         check_consoles(r, rig, title)
 
 
+def far_host_dies(rc0, rc1):
+    """rc1's QEMU dies: the endpoint's link to it goes down and parks its
+    outbound mappings, so the BARs rc0 reaches rc1's RAM through must
+    show nothing of it any more."""
+    mark = rc0.mark()
+    rc1.kill()
+    for bar in (2, 3):
+        rc0.expect(rf"vlink-rc \S+: function 0: BAR{bar} follows 0 "
+                   r"extent\(s\)", TIMEOUT,
+                   f"rc0 to park BAR{bar}, which showed rc1's RAM",
+                   since=mark)
+
+
+def ntb_2rc(r, build, kvariant):
+    """pci-epf-ntb joins two root complexes: traffic both ways, then one
+    host dies; on the debug kernel also no leak; consoles without a
+    report."""
+    title = "ntb" if kvariant == "ntb" else f"ntb [{kvariant}]"
+    with ntb_rig(build, "ntb", kvariant) as rig:
+        try:
+            rig.start_server()
+            ep, rc0, rc1 = (rig.start_guest(g) for g in ("ep", "rc0", "rc1"))
+            for guest in (ep, rc0, rc1):
+                r.step(f"{title}: {guest.name} boots", guest.wait_shell)
+            for name, fn, args in ntb_steps(ep, rc0, rc1, rc0.mark(),
+                                            rc1.mark()):
+                r.step(f"{title}: {name}", fn, *args)
+            r.step(f"{title}: rc0 pings rc1 through the endpoint", shell_ok,
+                   rc0, f"ping -c 3 -W 10 {RC1_ADDR}", 60)
+            r.step(f"{title}: rc1 pings rc0 through the endpoint", shell_ok,
+                   rc1, f"ping -c 3 -W 10 {RC0_ADDR}", 60)
+            r.step(f"{title}: {XFER_MB} MiB from rc0 to rc1 arrive intact",
+                   transfer, rc0, rc1, RC1_ADDR, 5001)
+            r.step(f"{title}: {XFER_MB} MiB from rc1 to rc0 arrive intact",
+                   transfer, rc1, rc0, RC0_ADDR, 5002)
+            r.step(f"{title}: rc1 dies: rc0's bridged BARs stop showing its "
+                   "RAM", far_host_dies, rc0, rc1)
+            for guest in (ep, rc0):
+                r.no_leaks(f"{title}: no leak on {guest.name}", guest)
+        except Abort:
+            pass
+        check_consoles(r, rig, title)
+
+
 def run(results, build):
     judges_pristine(results)
     vntb(results, build, "ntb")
+    ntb_2rc(results, build, "ntb")
     vntb(results, build, "ntb+debug")
+    ntb_2rc(results, build, "ntb+debug")
