@@ -4,8 +4,9 @@
  *
  * Writing "SEED COUNT" to /sys/kernel/debug/vlink-ep/<device>/fuzz, while
  * the controller is stopped, publishes COUNT mutated images of two
- * functions (config space, capability chains, BAR descriptors, the side
- * area's function mask and the server's header) and makes the root
+ * functions (config space, capability chains, BAR descriptors and
+ * translation tables, the side area's function mask and the server's
+ * header) and makes the root
  * complex rescan each, sometimes mutating again while it copies.  The
  * root complex must answer every generation, refuse what it cannot
  * present and never write our RAM outside the BARs it accepted: the BARs
@@ -44,11 +45,13 @@
  * struct vlink_fuzz_image - what one generation publishes
  * @cfg: config space of each function
  * @desc: BAR descriptors of each function
+ * @xlat: translation tables of each function's BARs
  * @mask: the side area's function mask
  */
 struct vlink_fuzz_image {
 	u8 cfg[FUZZ_FUNCS][256];
 	struct vlink_func_desc desc[FUZZ_FUNCS];
+	struct vlink_bar_xlat xlat[FUZZ_FUNCS][PCI_STD_NUM_BARS];
 	u32 mask;
 };
 
@@ -236,6 +239,58 @@ static void fuzz_desc(struct vlink_fuzz *z, struct vlink_func_desc *d)
 	}
 }
 
+/* Does [addr, addr + size) lie wholly in the arena? */
+static bool fuzz_in_arena(struct vlink_fuzz *z, u64 addr, u64 size)
+{
+	u64 end = addr + size;
+
+	return addr >= z->arena_phys && end > addr &&
+	       end <= z->arena_phys + FUZZ_ARENA;
+}
+
+static u64 fuzz_page_or_edge(struct vlink_fuzz *z, unsigned int pages)
+{
+	return fuzz_rand(z, 2) ? fuzz_rand(z, pages) * (u64)PAGE_SIZE :
+				 fuzz_edge(z);
+}
+
+/*
+ * A bridged BAR: its table's extents anywhere, of any kind, in any order,
+ * torn or whole.  Those that would show our RAM show the arena or lie
+ * below RAM (the host's root complex has no window onto the far RAM here,
+ * so far extents are refused whatever they say).
+ */
+static void fuzz_xlat(struct vlink_fuzz *z, struct vlink_fuzz_image *m,
+		      unsigned int fn)
+{
+	unsigned int bar = fuzz_rand(z, PCI_STD_NUM_BARS), i;
+	struct vlink_bar_xlat *x = &m->xlat[fn][bar];
+	unsigned int n = fuzz_rand(z, VLINK_XLAT_EXTENTS + 1);
+
+	m->desc[fn].bar[bar].attr = cpu_to_le32(fuzz_rand(z, 4) ?
+		VLINK_BAR_MOVABLE | VLINK_BAR_XLAT : fuzz_edge(z));
+	memset(x, 0, sizeof(*x));
+	x->seq = cpu_to_le32(fuzz_rand(z, 4) ? 2 : fuzz_edge(z));
+	for (i = 0; i < n; i++) {
+		/* Half of them a page of the BAR after another: a real table. */
+		bool plausible = fuzz_rand(z, 2);
+		struct vlink_xlat_extent *e = &x->ext[i];
+		u64 addr = fuzz_rand(z, 2) ? z->arena_phys +
+			   fuzz_rand(z, FUZZ_ARENA / PAGE_SIZE) * PAGE_SIZE :
+			   fuzz_edge(z);
+		u64 size = plausible ? PAGE_SIZE : fuzz_page_or_edge(z, 4);
+		u32 kind = plausible ? VLINK_XLAT_EP_RAM : fuzz_rand(z, 3);
+
+		if (kind == VLINK_XLAT_EP_RAM && !fuzz_in_arena(z, addr, size))
+			addr = 0;
+		e->bar_off = cpu_to_le64(plausible ? i * PAGE_SIZE :
+					 fuzz_page_or_edge(z, 16));
+		e->size = cpu_to_le64(size);
+		e->addr = cpu_to_le64(addr);
+		e->kind = cpu_to_le32(kind);
+	}
+}
+
 static void fuzz_header(struct vlink_fuzz *z)
 {
 	/* Any 32 bits, the halves of msi_address too. */
@@ -259,8 +314,11 @@ static void fuzz_mutate(struct vlink_fuzz *z)
 		case 0 ... 3:
 			fuzz_cfg(z, m->cfg[fn]);
 			break;
-		case 4 ... 5:
+		case 4:
 			fuzz_desc(z, &m->desc[fn]);
+			break;
+		case 5:
+			fuzz_xlat(z, m, fn);
 			break;
 		case 6:
 			m->mask = fuzz_rand(z, 2) ? fuzz_edge(z) : 2;
@@ -288,6 +346,8 @@ static void fuzz_publish(struct vlink_fuzz *z, bool started)
 		       sizeof(z->img.cfg[fn]));
 		memcpy(vlink_desc(vl, fn), &z->img.desc[fn],
 		       sizeof(z->img.desc[fn]));
+		memcpy(vlink_xlat(vl, fn, 0), z->img.xlat[fn],
+		       sizeof(z->img.xlat[fn]));
 	}
 	vlink_wr32(&vl->self->func_mask, z->img.mask);
 	vlink_wr32(&vl->self->started, started);
@@ -318,24 +378,37 @@ static int fuzz_wait_ack(struct vlink_fuzz *z)
 				 &vl->other->enum_gen);
 }
 
-/* Arena bytes the host may have written: the BARs of functions it took. */
+static void fuzz_allow_range(struct vlink_fuzz *z, u64 phys, u64 size,
+			     unsigned long *allow)
+{
+	if (size && fuzz_in_arena(z, phys, size))
+		bitmap_set(allow, (phys - z->arena_phys) / 16,
+			   DIV_ROUND_UP(size, 16));
+}
+
+/*
+ * Arena bytes the host may have written: the BARs of functions it took,
+ * and whatever their translation tables show of it.
+ */
 static void fuzz_allow(struct vlink_fuzz *z, u32 seen, unsigned long *allow)
 {
-	unsigned int fn, bar;
+	unsigned int fn, bar, i;
 
 	for (fn = 0; fn < FUZZ_FUNCS; fn++) {
 		if (!(seen & BIT(fn)))
 			continue;
 		for (bar = 0; bar < PCI_STD_NUM_BARS; bar++) {
 			struct vlink_bar_desc *b = &z->img.desc[fn].bar[bar];
-			u64 phys = le64_to_cpu(b->phys);
-			u64 size = le64_to_cpu(b->size);
+			struct vlink_xlat_extent *e = z->img.xlat[fn][bar].ext;
 
-			if (!size || phys < z->arena_phys ||
-			    phys + size > z->arena_phys + FUZZ_ARENA)
-				continue;
-			bitmap_set(allow, (phys - z->arena_phys) / 16,
-				   DIV_ROUND_UP(size, 16));
+			fuzz_allow_range(z, le64_to_cpu(b->phys),
+					 le64_to_cpu(b->size), allow);
+			for (i = 0; i < VLINK_XLAT_EXTENTS; i++)
+				if (le32_to_cpu(e[i].kind) == VLINK_XLAT_EP_RAM)
+					fuzz_allow_range(z,
+							 le64_to_cpu(e[i].addr),
+							 le64_to_cpu(e[i].size),
+							 allow);
 		}
 	}
 }
