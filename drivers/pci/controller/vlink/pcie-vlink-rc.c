@@ -393,8 +393,8 @@ static void vlink_rc_xlat_bar(struct vlink_rc *rc, struct vlink_rc_fn *f,
 	rmb();	/* the extents before the count again */
 	if ((seq & 1) || vlink_rd32(&shared->seq) != seq) {
 		vlink_ap_park(rc->ap, ap_off, bar_size);
-		dev_info(dev, "function %u: BAR%u's translation is being rewritten: parked\n",
-			 fn, bar);
+		dev_info_ratelimited(dev, "function %u: BAR%u's translation is being rewritten: parked\n",
+				     fn, bar);
 		return;
 	}
 	for (i = 0; i < VLINK_XLAT_EXTENTS && ext[i].size; i++) {
@@ -417,8 +417,8 @@ static void vlink_rc_xlat_bar(struct vlink_rc *rc, struct vlink_rc_fn *f,
 	}
 	vlink_ap_park(rc->ap, ap_off + end, bar_size - end);
 	if (seq != f->bar_xlat_seq[bar])
-		dev_info(dev, "function %u: BAR%u follows %u extent(s), %u of them the far host's RAM\n",
-			 fn, bar, n, far);
+		dev_info_ratelimited(dev, "function %u: BAR%u follows %u extent(s), %u of them the far host's RAM\n",
+				     fn, bar, n, far);
 	f->bar_xlat_seq[bar] = seq;
 }
 
