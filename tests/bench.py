@@ -49,6 +49,10 @@ Boots the endpoint and root-complex guests once, binds pci_epf_test
              up): ping's mean round trip each way, and the rate of a
              16 MiB TCP transfer each way (tcp-xfer, checked by md5sum),
              as the sender measures it.
+  NTB        the same between the two root complexes of ep-2rc-far,
+             joined by the tree's pci-epf-ntb (ntb_hw_epf, ntb_transport
+             and ntb_netdev on each); their doorbells reach the far host
+             by the endpoint's poll of its doorbell pages, once a jiffy.
   boot       seconds from starting each guest's QEMU to its userspace,
              from starting the root complex's QEMU to the pci-endpoint-test
              probe line on its console, and from the endpoint's bind
@@ -204,34 +208,51 @@ class Bench:
                  "s")
         return ep, rc
 
-    # -- vNTB -------------------------------------------------------------
+    # -- vNTB and NTB ----------------------------------------------------
+
+    def ntb_traffic(self, kind, steps, a, b, a_addr, b_addr):
+        """Bring an NTB stack up (steps), then ping's mean round trip and
+        a TCP transfer each way between guests a and b."""
+        for name, fn, args in steps:
+            try:
+                fn(*args)
+            except AssertionError as e:
+                raise RigError(f"{kind}: {name}: {e}") from None
+        for src, dst, addr, port in ((a, b, b_addr, 5001),
+                                     (b, a, a_addr, 5002)):
+            path = f"{src.guest}->{dst.guest}"
+            out = shell(src, f"ping -c {PINGS} {addr}", 60 + PINGS)
+            m = re.search(PING_RTT, out)
+            self.add(f"{kind}_ping_rtt", "", path,
+                     float(m.group(1)) * 1e3 if m else None, "us", n=PINGS)
+            try:
+                rate = vlinkntb.transfer(src, dst, addr, port)
+            except AssertionError as e:
+                self.notes.append(f"{kind} transfer {path}: {e}")
+                rate = None
+            self.add(f"{kind}_tcp", vlinkntb.XFER_MB << 20, path, rate,
+                     "MB/s")
 
     def vntb(self):
         """TCP/IP over the tree's vNTB stack, in a boot of its own."""
         with vlinkntb.vntb_rig(self.args.build,
                                f"{self.args.name}-vntb") as rig:
             ep, rc = rig.start_pair()
-            for name, fn, args in vlinkntb.vntb_steps(ep, rc, rc.mark()):
-                try:
-                    fn(*args)
-                except AssertionError as e:
-                    raise RigError(f"vNTB: {name}: {e}") from None
-            for src, dst, addr, port in (
-                    (ep, rc, vlinkntb.RC_ADDR, 5001),
-                    (rc, ep, vlinkntb.EP_ADDR, 5002)):
-                path = f"{src.name[-2:]}->{dst.name[-2:]}"
-                out = shell(src, f"ping -c {PINGS} {addr}", 60 + PINGS)
-                m = re.search(PING_RTT, out)
-                self.add("vntb_ping_rtt", "", path,
-                         float(m.group(1)) * 1e3 if m else None, "us",
-                         n=PINGS)
-                try:
-                    rate = vlinkntb.transfer(src, dst, addr, port)
-                except AssertionError as e:
-                    self.notes.append(f"vNTB transfer {path}: {e}")
-                    rate = None
-                self.add("vntb_tcp", vlinkntb.XFER_MB << 20, path, rate,
-                         "MB/s")
+            self.ntb_traffic("vntb", vlinkntb.vntb_steps(ep, rc, rc.mark()),
+                             ep, rc, vlinkntb.EP_ADDR, vlinkntb.RC_ADDR)
+
+    def ntb(self):
+        """TCP/IP between two root complexes over the tree's pci-epf-ntb,
+        in a boot of its own."""
+        with vlinkntb.ntb_rig(self.args.build,
+                              f"{self.args.name}-ntb") as rig:
+            rig.start_server()
+            ep, rc0, rc1 = (rig.start_guest(g) for g in ("ep", "rc0", "rc1"))
+            for guest in (ep, rc0, rc1):
+                guest.wait_shell()
+            steps = vlinkntb.ntb_steps(ep, rc0, rc1, rc0.mark(), rc1.mark())
+            self.ntb_traffic("ntb", steps, rc0, rc1, vlinkntb.RC0_ADDR,
+                             vlinkntb.RC1_ADDR)
 
     # -- memcpy ceiling ---------------------------------------------------
 
@@ -447,19 +468,20 @@ class Bench:
         if lines:
             table("Interrupts", ("what", "n", "median us", "p99 us"), lines)
 
-        lines = []
-        for r in self.rows:
-            if r["metric"] == "vntb_ping_rtt":
-                lines.append((f"ping round trip ({r['n']})", r["path"],
-                              fmt(r["value"], ".0f") + " us"))
-            elif r["metric"] == "vntb_tcp":
-                lines.append((f"TCP {size_name(r['size'])}", r["path"],
-                              fmt(r["value"], ".1f") + " MB/s"
-                              if r["value"] is not None else "FAILED"))
-        if lines:
-            table("vNTB: ntb_netdev over pci-epf-vntb", ("what", "path",
-                                                         "figure"), lines,
-                  left=2)
+        for kind, title in (("vntb", "vNTB: ntb_netdev over pci-epf-vntb"),
+                            ("ntb", "NTB: two root complexes over "
+                             "pci-epf-ntb")):
+            lines = []
+            for r in self.rows:
+                if r["metric"] == f"{kind}_ping_rtt":
+                    lines.append((f"ping round trip ({r['n']})", r["path"],
+                                  fmt(r["value"], ".0f") + " us"))
+                elif r["metric"] == f"{kind}_tcp":
+                    lines.append((f"TCP {size_name(r['size'])}", r["path"],
+                                  fmt(r["value"], ".1f") + " MB/s"
+                                  if r["value"] is not None else "FAILED"))
+            if lines:
+                table(title, ("what", "path", "figure"), lines, left=2)
 
         lines = []
         for metric, label in (
@@ -537,6 +559,7 @@ def main():
             bench.transfers(ep, rc, FALLBACK_PATHS)
         bench.fixed_cost()
         bench.vntb()
+        bench.ntb()
     except (RigError, OSError) as e:
         print(f"bench: the rig failed: {e} (consoles in "
               f"{os.path.join(args.build, 'logs')})", file=sys.stderr)
