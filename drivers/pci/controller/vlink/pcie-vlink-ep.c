@@ -369,10 +369,13 @@ static void vlink_ep_clear_bar(struct pci_epc *epc, u8 func_no, u8 vfunc_no,
 	}
 }
 
-/* The root complex has enumerated our current generation: the link is up. */
+/*
+ * The root complex, if alive, has enumerated our current generation: the
+ * link is up.
+ */
 static bool vlink_ep_acked(struct vlink *vl)
 {
-	return vlink_peer_alive(vl) && vlink_rd32(&vl->self->started) &&
+	return vlink_rd32(&vl->self->started) &&
 	       vlink_rd32(&vl->other->enum_gen) ==
 	       vlink_rd32(&vl->self->start_gen);
 }
@@ -389,7 +392,7 @@ static bool vlink_ep_acked(struct vlink *vl)
 static void vlink_ep_open_acked_window(struct vlink_ep *ep)
 {
 	mutex_lock(&ep->link_lock);
-	if (!ep->linked && vlink_ep_acked(ep->vl))
+	if (!ep->linked && vlink_peer_alive(ep->vl) && vlink_ep_acked(ep->vl))
 		vlink_ob_set_link(&ep->ob, true);
 	mutex_unlock(&ep->link_lock);
 }
