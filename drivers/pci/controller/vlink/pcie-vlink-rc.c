@@ -346,24 +346,19 @@ static void vlink_rc_move_bar(struct vlink_rc *rc, struct vlink_rc_fn *f,
 static phys_addr_t vlink_rc_xlat_target(struct vlink_rc *rc,
 					const struct vlink_xlat_extent *e)
 {
-	const struct vlink_window *w;
 	u64 addr = le64_to_cpu(e->addr);
 	u64 size = le64_to_cpu(e->size);
 
+	if (!PAGE_ALIGNED(addr))
+		return 0;
 	switch (le32_to_cpu(e->kind)) {
 	case VLINK_XLAT_EP_RAM:
-		w = &rc->vl->win;
-		break;
+		return vlink_window_phys(&rc->vl->win, addr, size);
 	case VLINK_XLAT_FAR_RAM:
-		w = &rc->far;
-		break;
+		return vlink_window_phys(&rc->far, addr, size);
 	default:
 		return 0;
 	}
-	if (!w->pdev || !PAGE_ALIGNED(addr) || addr < w->base ||
-	    addr - w->base >= w->size || size > w->size - (addr - w->base))
-		return 0;
-	return w->phys + (addr - w->base);
 }
 
 /*

@@ -56,7 +56,6 @@ struct vlink_bridge_ext {
  * @size: its size
  * @far: the outbound window it lies in; NULL once that went away
  * @seq: the table's sequence count, which only we write
- * @nr: extents last published
  * @ext: what was last published
  */
 struct vlink_bridge_bar {
@@ -68,7 +67,6 @@ struct vlink_bridge_bar {
 	u64 size;
 	struct vlink_ob *far;
 	u32 seq;
-	unsigned int nr;
 	struct vlink_bridge_ext ext[VLINK_XLAT_EXTENTS];
 };
 
@@ -84,8 +82,8 @@ static int vlink_bridge_cmp(const void *a, const void *b)
 }
 
 /* What the far window shows under the BAR now, in BAR order. */
-static unsigned int vlink_bridge_extents(struct vlink_bridge_bar *b,
-					 struct vlink_bridge_ext *ext)
+static void vlink_bridge_extents(struct vlink_bridge_bar *b,
+				 struct vlink_bridge_ext *ext)
 {
 	struct vlink_ob_map maps[VLINK_OB_MAPS];
 	struct vlink_ob *ob = b->far;
@@ -94,7 +92,7 @@ static unsigned int vlink_bridge_extents(struct vlink_bridge_bar *b,
 	bool up;
 
 	if (!ob)
-		return 0;
+		return;
 	spin_lock_irq(&ob->map_lock);
 	up = ob->up;
 	memcpy(maps, ob->map, sizeof(maps));
@@ -127,7 +125,6 @@ static unsigned int vlink_bridge_extents(struct vlink_bridge_bar *b,
 		n++;
 	}
 	sort(ext, n, sizeof(*ext), vlink_bridge_cmp, NULL);
-	return n;
 }
 
 /*
@@ -138,12 +135,12 @@ static void vlink_bridge_publish(struct vlink_bridge_bar *b, bool force)
 {
 	struct vlink_bar_xlat *x = vlink_xlat(b->vl, b->fn, b->bar);
 	struct vlink_bridge_ext ext[VLINK_XLAT_EXTENTS] = {};
-	unsigned int i, n = vlink_bridge_extents(b, ext);
+	unsigned int i;
 
-	if (!force && n == b->nr && !memcmp(ext, b->ext, sizeof(ext)))
+	vlink_bridge_extents(b, ext);
+	if (!force && !memcmp(ext, b->ext, sizeof(ext)))
 		return;
 	memcpy(b->ext, ext, sizeof(ext));
-	b->nr = n;
 	vlink_wr32(&x->seq, ++b->seq);
 	wmb();	/* odd before the extents */
 	for (i = 0; i < VLINK_XLAT_EXTENTS; i++) {

@@ -122,15 +122,14 @@ bool vlink_peer_alive(struct vlink *vl)
  */
 void __iomem *vlink_map_peer(struct vlink *vl, u64 peer_addr, size_t size)
 {
-	u64 off = peer_addr - vl->win.base;
+	phys_addr_t phys = vlink_window_phys(&vl->win, peer_addr, size);
 
-	if (peer_addr < vl->win.base || off >= vl->win.size ||
-	    size > vl->win.size - off) {
+	if (!phys) {
 		pci_err(vl->pdev, "peer address %#llx+%#zx is outside the peer's RAM\n",
 			peer_addr, size);
 		return NULL;
 	}
-	return ioremap(vl->win.phys + off, size);
+	return ioremap(phys, size);
 }
 
 /*

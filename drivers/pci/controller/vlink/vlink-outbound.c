@@ -292,26 +292,6 @@ int vlink_ob_resolve(struct vlink_ob *ob, phys_addr_t phys, size_t size,
 	return ret;
 }
 
-/**
- * vlink_ob_translate() - where a host address shows in the peer-RAM window
- * @ob: the outbound window
- * @pci_addr: host (PCI) address
- * @size: bytes that must be reachable
- *
- * Return: the CPU physical address inside the window device's BAR, or 0 if
- * the range is not entirely host RAM.
- */
-phys_addr_t vlink_ob_translate(struct vlink_ob *ob, u64 pci_addr, size_t size)
-{
-	struct vlink *vl = ob->vl;
-	u64 off = pci_addr - vl->win.base;
-
-	if (pci_addr < vl->win.base || off >= vl->win.size ||
-	    size > vl->win.size - off)
-		return 0;
-	return vl->win.phys + off;
-}
-
 /*
  * The poll stops before the doorbell pages go; a page another host may
  * still write (it has not yet followed its BAR away from it) is kept.

@@ -71,6 +71,5 @@ void vlink_ob_unmap(struct vlink_ob *ob, phys_addr_t phys);
 void vlink_ob_set_link(struct vlink_ob *ob, bool up);
 int vlink_ob_resolve(struct vlink_ob *ob, phys_addr_t phys, size_t size,
 		     u64 *pci_addr);
-phys_addr_t vlink_ob_translate(struct vlink_ob *ob, u64 pci_addr, size_t size);
 
 #endif /* _VLINK_OUTBOUND_H */

@@ -99,6 +99,21 @@ struct vlink_window {
 	u64 base;
 };
 
+/*
+ * Where [addr, addr + size) of the window's RAM, by its guest's own
+ * address, shows in the window; 0 if not wholly inside that RAM.
+ */
+static inline phys_addr_t vlink_window_phys(const struct vlink_window *w,
+					    u64 addr, u64 size)
+{
+	u64 off = addr - w->base;
+
+	if (!w->pdev || addr < w->base || off >= w->size ||
+	    size > w->size - off)
+		return 0;
+	return w->phys + off;
+}
+
 /**
  * struct vlink - one link device
  * @pdev: the ivshmem-doorbell device
