@@ -135,13 +135,7 @@ def traffic_rows(label, steps, a, b, a_addr, b_addr):
     each way between guests a and b; a summary row per step, up to the
     first that fails."""
     rows = []
-    for src, dst, addr, port in ((a, b, b_addr, 5001),
-                                 (b, a, a_addr, 5002)):
-        way = f"{src.guest}->{dst.guest}"
-        steps += [(f"{way} ping", vlinkntb.shell_ok,
-                   (src, f"ping -c 3 -W 10 {addr}", 60)),
-                  (f"{way} {vlinkntb.XFER_MB} MiB TCP, md5sum",
-                   vlinkntb.transfer, (src, dst, addr, port))]
+    steps += vlinkntb.traffic_steps(a, b, a_addr, b_addr)
     for what, fn, fargs in steps:
         try:
             value = fn(*fargs)
@@ -170,11 +164,7 @@ def ntb(args):
     """The tree's pci-epf-ntb between two root complexes, then traffic
     both ways."""
     with vlinkntb.ntb_rig(args.build, args.name) as rig:
-        rig.start_server()
-        ep, rc0, rc1 = (rig.start_guest(g, echo=True)
-                        for g in ("ep", "rc0", "rc1"))
-        for guest in (ep, rc0, rc1):
-            guest.wait_shell()
+        ep, rc0, rc1 = vlinkntb.start_ntb_guests(rig, echo=True)
         steps = vlinkntb.ntb_steps(ep, rc0, rc1, rc0.mark(), rc1.mark())
         return traffic_rows("ntb", steps, rc0, rc1, vlinkntb.RC0_ADDR,
                             vlinkntb.RC1_ADDR)

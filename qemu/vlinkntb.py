@@ -155,28 +155,48 @@ def ntb_steps(ep, rc0, rc1, since0, since1):
     console marks from before the first step."""
     far = (r"vlink-rc \S+: function 0: BAR\d follows \d+ extent\(s\), "
            r"[1-9]\d* of them the far host's RAM")
-    return [
-        ("vlink-ntb binds pci-epf-ntb as pci-ntb-howto.rst does",
-         bind_ntb, (ep,)),
-        (f"rc0 enumerates {NTB_ID}", rc0.expect,
-         (r"vlink-rc \S+: endpoint started \(generation \d+\): "
-          r"1 function", TIMEOUT, "rc0 to enumerate the NTB", since0)),
-        (f"rc1 enumerates {NTB_ID}", rc1.expect,
-         (r"vlink-rc \S+: endpoint started \(generation \d+\): "
-          r"1 function", TIMEOUT, "rc1 to enumerate the NTB", since1)),
-        ("ntb_hw_epf takes rc0's NTB", ntb_hw_epf_takes, (rc0,)),
-        ("ntb_hw_epf takes rc1's NTB", ntb_hw_epf_takes, (rc1,)),
-        ("ntb_netdev makes eth0 on rc0", netdev_up, (rc0, RC0_ADDR)),
-        ("ntb_netdev makes eth0 on rc1", netdev_up, (rc1, RC1_ADDR)),
-        ("rc0's eth0 has a carrier", carrier, (rc0,)),
-        ("rc1's eth0 has a carrier", carrier, (rc1,)),
-        ("rc0 shows rc1's buffer in a bridged BAR", rc0.expect,
-         (far, TIMEOUT, "rc0 to follow a bridged BAR to rc1's RAM",
-          since0)),
-        ("rc1 shows rc0's buffer in a bridged BAR", rc1.expect,
-         (far, TIMEOUT, "rc1 to follow a bridged BAR to rc0's RAM",
-          since1)),
-    ]
+    hosts = ((rc0, "rc0", "rc1", RC0_ADDR, since0),
+             (rc1, "rc1", "rc0", RC1_ADDR, since1))
+    steps = [("vlink-ntb binds pci-epf-ntb as pci-ntb-howto.rst does",
+              bind_ntb, (ep,))]
+    steps += [(f"{me} enumerates {NTB_ID}", rc.expect,
+               (r"vlink-rc \S+: endpoint started \(generation \d+\): "
+                r"1 function", TIMEOUT, f"{me} to enumerate the NTB", since))
+              for rc, me, _, _, since in hosts]
+    steps += [(f"ntb_hw_epf takes {me}'s NTB", ntb_hw_epf_takes, (rc,))
+              for rc, me, _, _, _ in hosts]
+    steps += [(f"ntb_netdev makes eth0 on {me}", netdev_up, (rc, addr))
+              for rc, me, _, addr, _ in hosts]
+    steps += [(f"{me}'s eth0 has a carrier", carrier, (rc,))
+              for rc, me, _, _, _ in hosts]
+    steps += [(f"{me} shows {other}'s buffer in a bridged BAR", rc.expect,
+               (far, TIMEOUT, f"{me} to follow a bridged BAR to {other}'s "
+                "RAM", since))
+              for rc, me, other, _, since in hosts]
+    return steps
+
+
+def start_ntb_guests(rig, **kw):
+    """The servers and the three guests of ep-2rc-far, booted:
+    (ep, rc0, rc1)."""
+    rig.start_server()
+    guests = [rig.start_guest(g, **kw) for g in ("ep", "rc0", "rc1")]
+    for guest in guests:
+        guest.wait_shell()
+    return guests
+
+
+def traffic_steps(a, b, a_addr, b_addr, via=""):
+    """Guests a and b (at a_addr and b_addr) ping each other, then
+    XFER_MB MiB go each way over TCP, checked by md5sum; as (name, fn,
+    args), the transfers returning their rate."""
+    ways = ((a, b, b_addr, 5001), (b, a, a_addr, 5002))
+    return ([(f"{src.guest} pings {dst.guest}{via}", shell_ok,
+              (src, f"ping -c 3 -W 10 {addr}", 60))
+             for src, dst, addr, _ in ways] +
+            [(f"{XFER_MB} MiB from {src.guest} to {dst.guest} arrive intact",
+              transfer, (src, dst, addr, port))
+             for src, dst, addr, port in ways])
 
 
 def ntb_rig(build, name, kvariant="ntb"):

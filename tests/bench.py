@@ -246,10 +246,7 @@ class Bench:
         in a boot of its own."""
         with vlinkntb.ntb_rig(self.args.build,
                               f"{self.args.name}-ntb") as rig:
-            rig.start_server()
-            ep, rc0, rc1 = (rig.start_guest(g) for g in ("ep", "rc0", "rc1"))
-            for guest in (ep, rc0, rc1):
-                guest.wait_shell()
+            ep, rc0, rc1 = vlinkntb.start_ntb_guests(rig)
             steps = vlinkntb.ntb_steps(ep, rc0, rc1, rc0.mark(), rc1.mark())
             self.ntb_traffic("ntb", steps, rc0, rc1, vlinkntb.RC0_ADDR,
                              vlinkntb.RC1_ADDR)

@@ -39,8 +39,8 @@ import os
 import re
 
 from vlinkntb import (EP_ADDR, HOST_ID, RC0_ADDR, RC1_ADDR, RC_ADDR, TIMEOUT,
-                      XFER_MB, bound_to, carrier, netdev_up, ntb_rig,
-                      ntb_steps, transfer, vntb_rig, vntb_steps)
+                      bound_to, carrier, netdev_up, ntb_rig, ntb_steps,
+                      traffic_steps, transfer, vntb_rig, vntb_steps)
 from vlinktest import Abort, check_consoles
 from test_endpoint import shell_ok
 
@@ -116,18 +116,6 @@ def new_host(rig, ep, rc):
     return rc2
 
 
-def traffic(r, title, a, b, a_addr, b_addr, via=""):
-    """Guests a and b (at a_addr and b_addr) ping each other, then
-    XFER_MB MiB go each way over TCP, checked by md5sum."""
-    ways = ((a, b, b_addr, 5001), (b, a, a_addr, 5002))
-    for src, dst, addr, _ in ways:
-        r.step(f"{title}: {src.guest} pings {dst.guest}{via}", shell_ok,
-               src, f"ping -c 3 -W 10 {addr}", 60)
-    for src, dst, addr, port in ways:
-        r.step(f"{title}: {XFER_MB} MiB from {src.guest} to {dst.guest} "
-               "arrive intact", transfer, src, dst, addr, port)
-
-
 def vntb(r, build, kvariant):
     """The whole stack, traffic both ways, a link down and up, a new host;
     on the debug kernel also no leak; consoles without a report."""
@@ -137,7 +125,8 @@ def vntb(r, build, kvariant):
             ep, rc = rig.start_pair()
             for name, fn, args in vntb_steps(ep, rc, rc.mark()):
                 r.step(f"{title}: {name}", fn, *args)
-            traffic(r, title, ep, rc, EP_ADDR, RC_ADDR)
+            for name, fn, args in traffic_steps(ep, rc, EP_ADDR, RC_ADDR):
+                r.step(f"{title}: {name}", fn, *args)
             r.step(f"{title}: after the endpoint's link goes down and up, "
                    "the link comes back", restart_link, ep, rc)
             r.step(f"{title}: ep pings rc again", shell_ok, ep,
@@ -182,8 +171,10 @@ def ntb_2rc(r, build, kvariant):
             for name, fn, args in ntb_steps(ep, rc0, rc1, rc0.mark(),
                                             rc1.mark()):
                 r.step(f"{title}: {name}", fn, *args)
-            traffic(r, title, rc0, rc1, RC0_ADDR, RC1_ADDR,
-                    " through the endpoint")
+            for name, fn, args in traffic_steps(rc0, rc1, RC0_ADDR,
+                                                RC1_ADDR,
+                                                " through the endpoint"):
+                r.step(f"{title}: {name}", fn, *args)
             r.step(f"{title}: rc1 dies: rc0's bridged BARs stop showing its "
                    "RAM", far_host_dies, rc0, rc1)
             for guest in (ep, rc0):
