@@ -113,6 +113,34 @@ def dma_engine_used(r, ep, server, name):
              f"no line /{CHANNELS_LINE[server]}/ in the endpoint's log")
 
 
+DMA_RTT = "$(ls /sys/kernel/debug/vlink/*/dma_rtt)"
+DMA_RTT_LINE = (r"^dma {size} n={n} min_ns=(\d+) median_ns=(\d+) "
+                r"p99_ns=(\d+) max_ns=(\d+)$")
+
+
+def dma_rtt(r, ep, name):
+    """debugfs dma_rtt times back-to-back transfers on the engine, each
+    checked at its destination; what it cannot do it refuses."""
+    for n, size in ((200, 1024), (20, 1048576)):
+        status, out = ep.run(f"echo '{n} {size}' > {DMA_RTT} && "
+                             f"cat {DMA_RTT}", 120)
+        m = re.search(DMA_RTT_LINE.format(n=n, size=size), out, re.M)
+        r.record(f"{name}: dma_rtt: {n} back-to-back transfers of {size} "
+                 "bytes timed",
+                 status == 0 and m and
+                 0 < int(m.group(1)) <= int(m.group(2)) <= int(m.group(4)),
+                 f"exit {status}: {out.strip()[-200:]}")
+    for bad in ("0", "1 2", "1 4190209", "100001", "x"):
+        status, out = ep.run(f"echo '{bad}' > {DMA_RTT}")
+        r.record(f"{name}: dma_rtt: '{bad}' refused",
+                 status != 0 and "Invalid argument" in out,
+                 f"exit {status}: {out.strip()[-200:]}")
+    status, out = ep.run(f"cat {DMA_RTT}")
+    r.record(f"{name}: dma_rtt: a refusal keeps the last figures",
+             re.search(DMA_RTT_LINE.format(n=20, size=1048576), out, re.M),
+             out.strip()[-200:])
+
+
 def fallback_run(r, build):
     """A server without the RAM files: the channels copy on the EP's CPU."""
     name = "DMA without the server's engine"
@@ -122,6 +150,7 @@ def fallback_run(r, build):
             r.step(f"{name}: bind", bind, ep, rc, "t0")
             dma_transfers(r, rc, (1024, 1048576), name)
             dma_engine_used(r, ep, False, name)
+            dma_rtt(r, ep, name)
         except Abort:
             pass
         check_consoles(r, rig, "dmacpu")
@@ -267,6 +296,7 @@ def run(results, build):
             pcitest_sh(results, rc)
             dma_transfers(results, rc)
             dma_engine_used(results, ep, True, "DMA")
+            dma_rtt(results, ep, "DMA")
             corruption(results, ep, rc)
             results.no_leaks("pcitest: ep: no kmemleak leak", ep)
             results.no_leaks("pcitest: rc: no kmemleak leak", rc)

@@ -370,6 +370,7 @@ static void vlink_dma_release(void *data)
 {
 	struct vlink_dma *dma = data;
 
+	vlink_dma_rtt_exit(dma);
 	dma_async_device_unregister(&dma->dd);
 	if (dma->server)
 		tasklet_kill(&dma->done);
@@ -468,5 +469,6 @@ int vlink_dma_init(struct vlink_dma *dma, struct vlink *vl,
 	dev_info(dev, "DMA engine: %u channels, %s\n", VLINK_DMA_CHANNELS,
 		 dma->server ? "run by the link server (memcpy, slave)" :
 		 "run by workers on this CPU (memcpy): the link server has no engine");
+	vlink_dma_rtt_init(dma);
 	return devm_add_action_or_reset(dev, vlink_dma_release, dma);
 }

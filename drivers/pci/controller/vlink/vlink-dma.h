@@ -7,11 +7,13 @@
 
 #include <linux/dmaengine.h>
 #include <linux/interrupt.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/vlink.h>
 
-struct vlink;
+#include "vlink.h"
+
 struct vlink_ob;
 struct vlink_dma;
 
@@ -119,6 +121,10 @@ struct vlink_dma_chan {
  * @server: the link server runs the transfers (else a worker per channel)
  * @region: the rings, in our reserved RAM (server engine)
  * @ram_base: where our RAM starts on our bus
+ * @rtt_file: debugfs "dma_rtt", back-to-back transfers timed
+ * @rtt_lock: one such measurement at a time
+ * @rtt_last: the last one
+ * @rtt_len: the size of its transfers, 0 before the first
  * @chan: the channels
  */
 struct vlink_dma {
@@ -130,12 +136,20 @@ struct vlink_dma {
 	bool server;
 	void *region;
 	u64 ram_base;
+	struct dentry *rtt_file;
+	struct mutex rtt_lock;		/* @rtt_last, @rtt_len */
+	struct vlink_rtt rtt_last;
+	u32 rtt_len;
 	struct vlink_dma_chan chan[VLINK_DMA_CHANNELS];
 };
 
 int vlink_dma_init(struct vlink_dma *dma, struct vlink *vl,
 		   struct vlink_ob *ob);
 void vlink_dma_irq(struct vlink_dma *dma);
+
+/* Back-to-back timing in debugfs (vlink-dma-rtt.c) */
+void vlink_dma_rtt_init(struct vlink_dma *dma);
+void vlink_dma_rtt_exit(struct vlink_dma *dma);
 
 /* Shared by the two engines (vlink-dma.c) */
 struct vlink_dma_chan *to_vlink_chan(struct dma_chan *chan);

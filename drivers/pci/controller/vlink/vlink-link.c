@@ -610,6 +610,7 @@ struct vlink *vlink_probe(struct pci_dev *pdev, enum vlink_role role,
 	ret = devm_add_action_or_reset(dev, vlink_going_away, vl);
 	if (ret)
 		return ERR_PTR(ret);
+	vlink_rtt_debugfs_init(vl);
 	return vl;
 }
 
@@ -632,7 +633,6 @@ int vlink_start(struct vlink *vl)
 		 VLINK_VERSION, VLINK_PEER_ID(vl->role), &vl->win.res,
 		 vl->win.base);
 
-	vlink_rtt_debugfs_init(vl);
 	vlink_announce(vl);
 	vlink_kick(vl);
 	return 0;

@@ -30,6 +30,44 @@ static int vlink_cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/**
+ * vlink_rtt_stats() - sum up measured times
+ * @ns: @n times in nanoseconds, sorted in place
+ * @n: how many, at least one
+ * @res: the summary
+ */
+void vlink_rtt_stats(u32 *ns, unsigned int n, struct vlink_rtt *res)
+{
+	sort(ns, n, sizeof(*ns), vlink_cmp_u32, NULL);
+	res->n = n;
+	res->min = ns[0];
+	res->median = ns[n / 2];
+	res->p99 = ns[(n * 99) / 100];
+	res->max = ns[n - 1];
+}
+
+/**
+ * vlink_rtt_read() - give a summary to a debugfs reader, as one line
+ * @ubuf: the reader's buffer
+ * @count: its size
+ * @ppos: the file position
+ * @kind: what was measured, "none" when nothing yet
+ * @r: the summary
+ *
+ * Return: what simple_read_from_buffer() returns.
+ */
+ssize_t vlink_rtt_read(char __user *ubuf, size_t count, loff_t *ppos,
+		       const char *kind, const struct vlink_rtt *r)
+{
+	char buf[128];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf),
+			"%s n=%u min_ns=%u median_ns=%u p99_ns=%u max_ns=%u\n",
+			kind, r->n, r->min, r->median, r->p99, r->max);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
 static void vlink_rtt_send(struct vlink *vl, bool via_irq)
 {
 	if (via_irq) {
@@ -78,14 +116,8 @@ int vlink_rtt_measure(struct vlink *vl, bool via_irq, unsigned int n,
 	}
 	mutex_unlock(&vl->rtt_lock);
 
-	if (!ret) {
-		sort(ns, n, sizeof(*ns), vlink_cmp_u32, NULL);
-		res->n = n;
-		res->min = ns[0];
-		res->median = ns[n / 2];
-		res->p99 = ns[(n * 99) / 100];
-		res->max = ns[n - 1];
-	}
+	if (!ret)
+		vlink_rtt_stats(ns, n, res);
 	kvfree(ns);
 	return ret;
 }
@@ -132,24 +164,19 @@ static ssize_t vlink_rtt_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
-static ssize_t vlink_rtt_read(struct file *file, char __user *ubuf,
-			      size_t count, loff_t *ppos)
+static ssize_t vlink_rtt_file_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
 {
 	struct vlink *vl = file->private_data;
-	struct vlink_rtt *r = &vl->rtt_last;
-	char buf[128];
-	int len;
 
-	len = scnprintf(buf, sizeof(buf),
-			"%s n=%u min_ns=%u median_ns=%u p99_ns=%u max_ns=%u\n",
-			vl->rtt_kind[0] ? vl->rtt_kind : "none", r->n, r->min,
-			r->median, r->p99, r->max);
-	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+	return vlink_rtt_read(ubuf, count, ppos,
+			      vl->rtt_kind[0] ? vl->rtt_kind : "none",
+			      &vl->rtt_last);
 }
 
 static const struct file_operations vlink_rtt_fops = {
 	.open = simple_open,
-	.read = vlink_rtt_read,
+	.read = vlink_rtt_file_read,
 	.write = vlink_rtt_write,
 	.llseek = default_llseek,
 };
@@ -174,5 +201,6 @@ void vlink_rtt_debugfs_init(struct vlink *vl)
 		vlink_debugfs_root = debugfs_create_dir("vlink", NULL);
 	dir = debugfs_create_dir(dev_name(dev), vlink_debugfs_root);
 	debugfs_create_file("rtt", 0600, dir, vl, &vlink_rtt_fops);
-	devm_add_action_or_reset(dev, vlink_rtt_remove, dir);
+	if (!devm_add_action_or_reset(dev, vlink_rtt_remove, dir))
+		vl->debugfs = dir;
 }

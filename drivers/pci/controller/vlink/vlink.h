@@ -51,6 +51,7 @@ static_assert(VLINK_XLAT_OFFSET + VLINK_MAX_FUNCTIONS * PCI_STD_NUM_BARS *
 /* The first bits of the pending bitmap: INTx, bit 4 * function + pin - 1. */
 #define VLINK_INTX_BITS		(4 * VLINK_MAX_FUNCTIONS)
 
+struct dentry;
 struct vlink;
 
 /**
@@ -144,6 +145,7 @@ static inline phys_addr_t vlink_window_phys(const struct vlink_window *w,
  * @rtt_lock: one round-trip measurement at a time (they share @pong)
  * @rtt_last: the last measurement asked for through debugfs
  * @rtt_kind: what it measured: "doorbell" or "irq"
+ * @debugfs: the link's debugfs directory, NULL when there is none
  */
 struct vlink {
 	struct pci_dev *pdev;
@@ -173,6 +175,7 @@ struct vlink {
 	struct mutex rtt_lock;		/* @pong */
 	struct vlink_rtt rtt_last;
 	char rtt_kind[16];
+	struct dentry *debugfs;
 };
 
 /*
@@ -246,6 +249,9 @@ void __iomem *vlink_map_peer(struct vlink *vl, u64 peer_addr, size_t size);
 const char *vlink_role_name(enum vlink_role role);
 int vlink_rtt_measure(struct vlink *vl, bool via_irq, unsigned int n,
 		      struct vlink_rtt *res);
+void vlink_rtt_stats(u32 *ns, unsigned int n, struct vlink_rtt *res);
+ssize_t vlink_rtt_read(char __user *ubuf, size_t count, loff_t *ppos,
+		       const char *kind, const struct vlink_rtt *r);
 void vlink_rtt_debugfs_init(struct vlink *vl);
 int vlink_debugfs_line(char *buf, size_t size, const char __user *ubuf,
 		       size_t count);
