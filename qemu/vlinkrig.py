@@ -109,9 +109,10 @@ def sweep_ram_files():
                 pass
 
 
-def pcitest_sh_on(n):
-    """A shell command that runs the stock pcitest.sh on the root
-    complex's n-th host device, /dev/pci-endpoint-test.n.
+def pcitest_sh_on(n, tests="pcitest.sh"):
+    """A shell command that runs the stock pcitest.sh (or another command
+    made of pcitest calls) on the root complex's n-th host device,
+    /dev/pci-endpoint-test.n.
 
     pcitest.sh runs `pcitest` from PATH, which opens the first device: a
     wrapper first in PATH gives the stock tool its own -D option.
@@ -120,7 +121,7 @@ def pcitest_sh_on(n):
                rf'-D /dev/pci-endpoint-test.{n} "$@"\n')
     return (f"mkdir -p /tmp/dev{n} && printf '{wrapper}' > /tmp/dev{n}/pcitest"
             f" && chmod +x /tmp/dev{n}/pcitest && "
-            f"PATH=/tmp/dev{n}:$PATH pcitest.sh")
+            f"(PATH=/tmp/dev{n}:$PATH; {tests})")
 
 
 class RigError(Exception):
