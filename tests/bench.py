@@ -332,29 +332,43 @@ class Bench:
         self.add("host_memcpy", int(m.group(1)), "server", float(m.group(2)),
                  "MB/s")
 
+    def debugfs_times(self, ep, pattern, runs, missing):
+        """Write each (command, kind, timeout) of runs to the EP's debugfs
+        file matching pattern and read back its line (vlink-rtt.c's
+        format): {command: (n, median ns, p99 ns)}."""
+        status, out = ep.run(f"ls {pattern}")
+        files = out.split()
+        if status or not files:
+            self.notes.append(missing)
+            return {}
+        found = {}
+        for cmd, kind, timeout in runs:
+            status, out = ep.run(f"echo '{cmd}' > {files[0]} && "
+                                 f"cat {files[0]}", timeout)
+            m = re.search(rf"^{kind} n=(\d+) min_ns=\d+ median_ns=(\d+) "
+                          r"p99_ns=(\d+) max_ns=\d+$", out, re.M)
+            if status or not m:
+                self.notes.append(f"'{cmd}' > {pattern} failed: "
+                                  f"{out.strip()[-160:]!r}")
+                continue
+            found[cmd] = tuple(int(g) for g in m.groups())
+        return found
+
     def engine(self, ep, path):
         """Back-to-back memcpy transfers on the endpoint's DMA engine
         (debugfs dma_rtt): warm buffers, as memcpy-bench copies them."""
-        status, out = ep.run(f"ls {DMA_RTT_FILE}")
-        files = out.split()
-        if status or not files:
-            self.notes.append(f"no {DMA_RTT_FILE} on the EP: no "
-                              "back-to-back engine figures")
-            return
-        for size in SIZES:
-            n = ENGINE_N[size]
-            status, out = ep.run(f"echo '{n} {size}' > {files[0]} && "
-                                 f"cat {files[0]}", 120)
-            m = re.search(rf"dma {size} n=(\d+) min_ns=\d+ median_ns=(\d+) "
-                          r"p99_ns=\d+ max_ns=\d+", out)
-            if status or not m:
-                self.notes.append(f"dma_rtt '{n} {size}' ({path}) failed: "
-                                  f"{out.strip()[-160:]!r}")
-                continue
-            us = int(m.group(2)) / 1e3
-            self.add("engine_us", size, path, us, "us", n=n)
-            self.add("engine", size, path, size / us, "MB/s",
-                     self.memcpy.get(size), n=n)
+        runs = [(f"{ENGINE_N[size]} {size}", f"dma {size}", 120)
+                for size in SIZES]
+        found = self.debugfs_times(ep, DMA_RTT_FILE, runs,
+                                   f"no {DMA_RTT_FILE} on the EP: no "
+                                   "back-to-back engine figures")
+        for size, (cmd, _, _) in zip(SIZES, runs):
+            if cmd in found:
+                n, median, _ = found[cmd]
+                us = median / 1e3
+                self.add("engine_us", size, path, us, "us", n=n)
+                self.add("engine", size, path, size / us, "MB/s",
+                         self.memcpy.get(size), n=n)
 
     def fixed_cost(self):
         """One 1 KiB transfer's time per path, against a doorbell trip:
@@ -378,25 +392,19 @@ class Bench:
 
     def rtt(self, ep):
         n = self.args.rtt_n
-        status, out = ep.run(f"ls {RTT_FILE}")
-        files = out.split()
-        if status or not files:
-            self.notes.append(f"no {RTT_FILE} on the EP (kernel without "
-                              "vlink-rtt.c?): no round trips")
-            return
-        for kind in ("doorbell", "irq"):
-            status, out = ep.run(f"echo '{kind} {n}' > {files[0]} && "
-                                 f"cat {files[0]}", 60 + n // 10)
-            m = re.search(rf"{kind} n=(\d+) min_ns=\d+ median_ns=(\d+) "
-                          r"p99_ns=(\d+) max_ns=\d+", out)
-            if status or not m:
-                self.notes.append(f"'{kind} {n}' round trips failed: "
-                                  f"{out.strip()[-160:]!r}")
+        runs = [(f"{kind} {n}", kind, 60 + n // 10)
+                for kind in ("doorbell", "irq")]
+        found = self.debugfs_times(ep, RTT_FILE, runs,
+                                   f"no {RTT_FILE} on the EP (kernel without "
+                                   "vlink-rtt.c?): no round trips")
+        for cmd, kind, _ in runs:
+            if cmd not in found:
                 continue
-            path = f"ep debugfs rtt '{kind} {m.group(1)}'"
-            for stat, value in (("median", m.group(2)), ("p99", m.group(3))):
-                self.add(f"{kind}_rtt_{stat}", "", path, int(value) / 1e3,
-                         "us", n=int(m.group(1)))
+            done, median, p99 = found[cmd]
+            path = f"ep debugfs rtt '{kind} {done}'"
+            for stat, value in (("median", median), ("p99", p99)):
+                self.add(f"{kind}_rtt_{stat}", "", path, value / 1e3, "us",
+                         n=done)
 
     def msi_host(self, rc):
         n = self.args.msi_calls
