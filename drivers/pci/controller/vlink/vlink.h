@@ -145,7 +145,8 @@ static inline phys_addr_t vlink_window_phys(const struct vlink_window *w,
  * @rtt_lock: one round-trip measurement at a time (they share @pong)
  * @rtt_last: the last measurement asked for through debugfs
  * @rtt_kind: what it measured: "doorbell" or "irq"
- * @debugfs: the link's debugfs directory, NULL when there is none
+ * @debugfs: the link's debugfs directory, NULL until it is made (an error
+ *	     pointer in a kernel without debugfs)
  */
 struct vlink {
 	struct pci_dev *pdev;
