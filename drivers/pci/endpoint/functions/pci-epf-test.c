@@ -534,10 +534,6 @@ close:
 }
 
 /*
- * WRITE: the endpoint fills the host's buffer with random data and publishes
- * its CRC32 in the checksum register for the host to verify.
- */
-/*
  * Test hook: keep a mapped window open, so that a test can take the link
  * down under it and see that the late write does not reach the host.
  */
@@ -553,6 +549,10 @@ static void epf_test_stall(struct epf_test *t, u64 pci_addr)
 	dev_info(&t->epf->dev, "stall_next_ms: stall over\n");
 }
 
+/*
+ * WRITE: the endpoint fills the host's buffer with random data and publishes
+ * its CRC32 in the checksum register for the host to verify.
+ */
 static int epf_test_cmd_write(struct epf_test *t, struct epf_test_xfer *x)
 {
 	struct epf_test_window dst;
