@@ -815,7 +815,8 @@ def run(results, build):
         if seed == "random" else int(seed)
     variant = os.environ.get("VLINK_KVARIANT", "vlink")
     steps = int(os.environ.get("VLINK_SOAK_STEPS",
-                               DEFAULT_STEPS.get(variant, 160)))
+                               DEFAULT_STEPS.get(variant,
+                                                 DEFAULT_STEPS["debug"])))
     print(f"soak: seed {seed}, {steps} steps (replay: VLINK_SOAK_SEED={seed} "
           f"VLINK_SOAK_STEPS={steps})", flush=True)
     with Rig(build, name="soak") as rig:

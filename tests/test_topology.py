@@ -64,10 +64,9 @@ def concurrent_tests(debug):
 
 def concurrent_pcitest(r, guests, rc):
     tests, msix, what = concurrent_tests(rc.rig.debug)
-    if tests != "pcitest.sh":
-        # Twice over, the tests would pass the shell's line length.
-        shell_ok(rc, f"printf '%s\\n' '{tests}' > /tmp/pcitest-short")
-        tests = "sh /tmp/pcitest-short"
+    # From a script: twice over on one line, pcitest_short() would pass
+    # the shell's line length.
+    shell_ok(rc, f"printf '%s\\n' '{tests}' > /tmp/concurrent-tests")
     domains = device_domains(rc)
     r.record("rc-2ep: one host device in each endpoint's domain",
              sorted(domains) == sorted(d for _, _, d in ENDPOINTS),
@@ -77,7 +76,8 @@ def concurrent_pcitest(r, guests, rc):
     marks = {name: guests[name].mark() for name, _, _ in ENDPOINTS}
     # Each run notes the uptime it started and ended at: they overlap.
     runs = " ".join(f"( cut -d' ' -f1 /proc/uptime > /tmp/span{n}; "
-                    f"{pcitest_sh_on(n, tests)} > /tmp/pcitest{n} 2>&1; "
+                    f"{pcitest_sh_on(n, 'sh /tmp/concurrent-tests')} "
+                    f"> /tmp/pcitest{n} 2>&1; "
                     f"cut -d' ' -f1 /proc/uptime >> /tmp/span{n} ) &"
                     for n in range(len(ENDPOINTS)))
     status, out = rc.run(f"{runs} wait; cat /tmp/span0 /tmp/span1",
