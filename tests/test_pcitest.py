@@ -141,6 +141,23 @@ def dma_rtt(r, ep, name):
              out.strip()[-200:])
 
 
+DMA_POLL_US = "/sys/module/pci_epf_test/parameters/dma_poll_us"
+
+
+def dma_interrupt_only(r, ep, rc):
+    """pci-epf-test polls the engine for dma_poll_us before it sleeps;
+    with 0 every transfer ends by its interrupt alone, and still works."""
+    status, out = ep.run(f"cat {DMA_POLL_US} && echo 0 > {DMA_POLL_US} && "
+                         f"cat {DMA_POLL_US}")
+    r.record("DMA: dma_poll_us is 500 by default and takes 0",
+             status == 0 and re.findall(r"^(\d+)\s*$", out, re.M) ==
+             ["500", "0"], f"exit {status}: {out.strip()[-200:]}")
+    try:
+        dma_transfers(r, rc, (1024, 1048576), "DMA, dma_poll_us=0")
+    finally:
+        ep.run(f"echo 500 > {DMA_POLL_US}")
+
+
 def fallback_run(r, build):
     """A server without the RAM files: the channels copy on the EP's CPU."""
     name = "DMA without the server's engine"
@@ -297,6 +314,7 @@ def run(results, build):
             dma_transfers(results, rc)
             dma_engine_used(results, ep, True, "DMA")
             dma_rtt(results, ep, "DMA")
+            dma_interrupt_only(results, ep, rc)
             corruption(results, ep, rc)
             results.no_leaks("pcitest: ep: no kmemleak leak", ep)
             results.no_leaks("pcitest: rc: no kmemleak leak", rc)

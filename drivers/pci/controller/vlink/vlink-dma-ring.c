@@ -20,6 +20,7 @@
  * gave up on a stuck ring, leaves the old slots behind.
  */
 
+#include <linux/bottom_half.h>
 #include <linux/delay.h>
 #include <linux/io.h>
 #include <linux/mm.h>
@@ -336,6 +337,36 @@ static void vlink_dma_ring_done(struct tasklet_struct *t)
 	}
 }
 
+/*
+ * A client polling for its transfer (dma_sync_wait(), or a spin before it
+ * sleeps) need not wait for the doorbell's interrupt, which under
+ * emulation wakes two host threads on its way: once the server's tail has
+ * moved into what we posted, the completion tasklet runs here, as on the
+ * way out of that interrupt, and tasklets never run two at once.  The
+ * unlocked look is only a hint: the tasklet reaps under the lock.
+ */
+static enum dma_status vlink_dma_ring_tx_status(struct dma_chan *chan,
+						dma_cookie_t cookie,
+						struct dma_tx_state *state)
+{
+	struct vlink_dma_chan *ch = to_vlink_chan(chan);
+	enum dma_status status = vlink_dma_tx_status(chan, cookie, state);
+	u32 reaped = READ_ONCE(ch->tail);
+	u32 moved = vlink_rd32(&ch->ring->tail) - reaped;
+
+	if (status != DMA_IN_PROGRESS || !moved ||
+	    moved > READ_ONCE(ch->head) - reaped)
+		return status;
+	if (in_task() && !irqs_disabled()) {
+		local_bh_disable();
+		tasklet_schedule(&ch->dma->done);
+		local_bh_enable();
+	} else {
+		tasklet_schedule(&ch->dma->done);
+	}
+	return vlink_dma_tx_status(chan, cookie, state);
+}
+
 static void vlink_dma_ring_issue_pending(struct dma_chan *chan)
 {
 	struct vlink_dma_chan *ch = to_vlink_chan(chan);
@@ -547,6 +578,7 @@ void vlink_dma_ring_setup(struct vlink_dma *dma)
 	dd->device_prep_slave_sg = vlink_dma_ring_prep_slave_sg;
 	dd->device_config = vlink_dma_ring_config;
 	dd->device_issue_pending = vlink_dma_ring_issue_pending;
+	dd->device_tx_status = vlink_dma_ring_tx_status;
 	dd->device_terminate_all = vlink_dma_ring_terminate_all;
 	dd->device_synchronize = vlink_dma_ring_synchronize;
 }

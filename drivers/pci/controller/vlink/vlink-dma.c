@@ -284,9 +284,17 @@ static void vlink_dma_issue_pending(struct dma_chan *chan)
 	queue_work(ch->dma->wq, &ch->work);
 }
 
-static enum dma_status vlink_dma_tx_status(struct dma_chan *chan,
-					   dma_cookie_t cookie,
-					   struct dma_tx_state *state)
+/**
+ * vlink_dma_tx_status() - how far a transfer is, from what has completed
+ * @chan: its channel
+ * @cookie: its cookie
+ * @state: where to say which cookies are used and completed, or NULL
+ *
+ * Return: DMA_COMPLETE, DMA_IN_PROGRESS, or DMA_ERROR for the channel's
+ * last failed transfer.
+ */
+enum dma_status vlink_dma_tx_status(struct dma_chan *chan, dma_cookie_t cookie,
+				    struct dma_tx_state *state)
 {
 	struct vlink_dma_chan *ch = to_vlink_chan(chan);
 	dma_cookie_t used, done, failed;
@@ -445,6 +453,8 @@ int vlink_dma_init(struct vlink_dma *dma, struct vlink *vl,
 	if (ret < 0)
 		return ret;
 	dma->server = ret;
+	/* Before the backend's setup, which may wrap it. */
+	dd->device_tx_status = vlink_dma_tx_status;
 	if (dma->server) {
 		vlink_dma_ring_setup(dma);
 	} else {
@@ -459,7 +469,6 @@ int vlink_dma_init(struct vlink_dma *dma, struct vlink *vl,
 	dd->residue_granularity = DMA_RESIDUE_GRANULARITY_DESCRIPTOR;
 	dd->device_alloc_chan_resources = vlink_dma_alloc_chan;
 	dd->device_free_chan_resources = vlink_dma_free_chan;
-	dd->device_tx_status = vlink_dma_tx_status;
 
 	ret = dma_async_device_register(dd);
 	if (ret) {

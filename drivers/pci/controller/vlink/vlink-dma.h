@@ -160,6 +160,8 @@ struct vlink_dma_desc *vlink_dma_alloc_desc(struct vlink_dma_chan *ch,
 void vlink_dma_finish(struct vlink_dma_chan *ch, struct vlink_dma_desc *d,
 		      bool ok);
 void vlink_dma_free_list(struct list_head *list);
+enum dma_status vlink_dma_tx_status(struct dma_chan *chan, dma_cookie_t cookie,
+				    struct dma_tx_state *state);
 
 /* The server's engine (vlink-dma-ring.c) */
 int vlink_dma_ring_start(struct vlink_dma *dma, struct device *dev);
