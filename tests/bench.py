@@ -35,19 +35,22 @@ Boots the endpoint and root-complex guests once, binds pci_epf_test
              copies may then outrun its own memcpy figure, which is taken
              on 32 MiB, out of cache.
   fixed cost the time of one 1 KiB transfer per path: alone (1 KiB / the
-             pcitest rate) and back to back (dma_rtt), next to the
-             doorbell round trip (ratio = cost / round trip).  A pcitest
-             transfer comes alone, tens of ms after the last: on the
-             server's engine it then waits for host threads that have
-             gone idle to wake (EP vCPU -> server ring thread -> EP QEMU's
-             main loop -> EP vCPU): from the doorbell to the completion
-             tasklet took 200-250 us on a virtualized 2-core host, a
-             third of that back to back.  The in-guest engine wakes no
-             host thread.
+             pcitest rate) and back to back (dma_rtt), each next to the
+             doorbell round trip taken the same way (ratio = cost / round
+             trip): alone against a round trip alone, back to back
+             against the back-to-back median.  A pcitest transfer comes
+             alone, tens of ms after the last, and so waits for host
+             threads that have gone idle to wake, as a lone round trip
+             does: on the server's engine the EP vCPU -> server ring
+             thread, and for its interrupt the server -> EP QEMU's main
+             loop -> EP vCPU (about 300 us here, the copy 1 us), which
+             pci-epf-test's poll of the engine (dma_poll_us) skips.  The
+             in-guest engine wakes no host thread.
   interrupts /sys/kernel/debug/vlink/<dev>/rtt on the endpoint: "irq N"
              (pending bit + IRQ doorbell, the MSI path, answered by the
              root complex's dispatcher) and "doorbell N" (bare ping/pong),
-             median and p99 in us.  Then, from the host, `pcitest -m 1`
+             median and p99 in us; and "doorbell 1" alone, 30 times 50 ms
+             apart, as pcitest transfers come.  Then, from the host, `pcitest -m 1`
              per process: that includes exec, the endpoint noticing the
              command (it polls once a jiffy when idle) and the MSI; bare
              `pcitest` (exec, open, close) is given as its baseline.
@@ -103,6 +106,9 @@ DMA_RTT_FILE = "/sys/kernel/debug/vlink/*/dma_rtt"
 # Back-to-back engine transfers per size: a few tenths of a second each.
 ENGINE_N = dict(zip(SIZES, (1000, 500, 100, 30)))
 PINGS = 20
+# Lone round trips: how many, and the idle time before each.
+ALONE_N = 30
+ALONE_GAP_S = 0.05
 # busybox ping's summary line
 PING_RTT = r"round-trip min/avg/max = [\d.]+/([\d.]+)/[\d.]+ ms"
 
@@ -371,17 +377,20 @@ class Bench:
                          self.memcpy.get(size), n=n)
 
     def fixed_cost(self):
-        """One 1 KiB transfer's time per path, against a doorbell trip:
-        alone (pcitest) and back to back (dma_rtt), as the trip is."""
+        """One 1 KiB transfer's time per path, against a doorbell trip
+        taken the same way: alone (pcitest) against one alone, back to
+        back (dma_rtt) against the back-to-back median."""
         rtt = self.row("doorbell_rtt_median", "", None)
         rtt = rtt and rtt["value"]
+        alone = self.row("doorbell_rtt_alone_median", "", None)
+        alone = alone and alone["value"]
         size = SIZES[0]
         for op, _, _ in OPS:
             for path, _, _ in PATHS + FALLBACK_PATHS:
                 r = self.row(op, size, path)
                 if r and r["value"]:
                     self.add(f"{op}_fixed_cost", size, path,
-                             size / r["value"], "us", rtt)
+                             size / r["value"], "us", alone)
         for path, _, _ in PATHS[1:] + FALLBACK_PATHS:
             r = self.row("engine_us", size, path)
             if r:
@@ -405,6 +414,26 @@ class Bench:
             for stat, value in (("median", median), ("p99", p99)):
                 self.add(f"{kind}_rtt_{stat}", "", path, value / 1e3, "us",
                          n=done)
+        self.rtt_alone(ep)
+
+    def rtt_alone(self, ep):
+        """Doorbell round trips one at a time, after the host threads on
+        their way have gone idle, as before a pcitest transfer."""
+        cmd = (f"f=$(ls {RTT_FILE} | head -1) && for i in $(seq {ALONE_N}); "
+               f"do sleep {ALONE_GAP_S}; echo 'doorbell 1' > $f && cat $f "
+               "|| exit 1; done")
+        status, out = ep.run(cmd, 60 + ALONE_N)
+        ns = sorted(int(x) for x in re.findall(
+            r"^doorbell n=1 min_ns=\d+ median_ns=(\d+) ", out, re.M))
+        if status or len(ns) != ALONE_N:
+            self.notes.append(f"lone round trips: {len(ns)} of {ALONE_N}: "
+                              f"{out.strip()[-160:]!r}")
+            return
+        path = f"ep debugfs rtt 'doorbell 1', {ALONE_GAP_S * 1e3:g} ms apart"
+        p99 = ns[min(len(ns) - 1, math.ceil(len(ns) * 0.99) - 1)]
+        for stat, value in (("median", statistics.median(ns)), ("p99", p99)):
+            self.add(f"doorbell_rtt_alone_{stat}", "", path, value / 1e3,
+                     "us", n=ALONE_N)
 
     def msi_host(self, rc):
         n = self.args.msi_calls
@@ -513,7 +542,8 @@ class Bench:
                               fmt(r["ratio"], ".2f")))
         if lines:
             table(f"Fixed cost: one {size_name(SIZES[0])} transfer "
-                  "(the doorbell round trip is a back-to-back median)",
+                  "(against the doorbell round trip taken the same way: "
+                  "alone, or back to back)",
                   ("transfer", "path", "us", "doorbell rtt us",
                    "ratio"), lines, left=2)
         r = next((x for x in self.rows if x["metric"] == "host_memcpy"),
@@ -525,6 +555,9 @@ class Bench:
 
         lines = []
         for kind, label in (("doorbell_rtt", "doorbell round trip (debugfs)"),
+                            ("doorbell_rtt_alone",
+                             f"doorbell round trip alone, "
+                             f"{ALONE_GAP_S * 1e3:g} ms apart (debugfs)"),
                             ("irq_rtt", "MSI round trip (debugfs irq)"),
                             ("pcitest_msi_wall",
                              "pcitest -m 1 per call (incl. exec, "
@@ -597,7 +630,7 @@ def main():
     ap.add_argument("--csv", help="write the figures here")
     ap.add_argument("--name", default="bench",
                     help="names the run's sockets, RAM files and logs")
-    ap.add_argument("--runs", type=int, default=5,
+    ap.add_argument("--runs", type=int, default=11,
                     help="runs per transfer and memcpy figure (median)")
     ap.add_argument("--rtt-n", type=int, default=1000,
                     help="round trips per debugfs measurement "
