@@ -142,11 +142,26 @@ def dma_rtt(r, ep, name):
 
 
 DMA_POLL_US = "/sys/module/pci_epf_test/parameters/dma_poll_us"
+DMA_POLLED = "$(ls /sys/kernel/debug/vlink/*/dma_polled)"
 
 
-def dma_interrupt_only(r, ep, rc):
-    """pci-epf-test polls the engine for dma_poll_us before it sleeps;
-    with 0 every transfer ends by its interrupt alone, and still works."""
+def dma_polled(ep):
+    """The server engine's count of completions that polling took."""
+    out = shell_ok(ep, f"cat {DMA_POLLED}")
+    m = re.search(r"^(\d+)\s*$", out, re.M)
+    assert m, f"dma_polled: {out!r}"
+    return int(m.group(1))
+
+
+def dma_interrupt_only(r, ep, rc, polled_before):
+    """pci-epf-test polls the engine for dma_poll_us before it sleeps, and
+    the transfers so far ended that way; with 0 every transfer ends by its
+    interrupt alone, and still works."""
+    polled = r.step("DMA: completions taken by polling counted",
+                    dma_polled, ep)
+    r.record("DMA: pci-epf-test's polls took completions",
+             polled > polled_before,
+             f"dma_polled went from {polled_before} to {polled}")
     status, out = ep.run(f"cat {DMA_POLL_US} && echo 0 > {DMA_POLL_US} && "
                          f"cat {DMA_POLL_US}")
     r.record("DMA: dma_poll_us is 500 by default and takes 0",
@@ -154,6 +169,11 @@ def dma_interrupt_only(r, ep, rc):
              ["500", "0"], f"exit {status}: {out.strip()[-200:]}")
     try:
         dma_transfers(r, rc, (1024, 1048576), "DMA, dma_poll_us=0")
+        after = r.step("DMA, dma_poll_us=0: polled completions read",
+                       dma_polled, ep)
+        r.record("DMA, dma_poll_us=0: no completion taken by polling",
+                 after == polled,
+                 f"dma_polled went from {polled} to {after}")
     finally:
         ep.run(f"echo 500 > {DMA_POLL_US}")
 
@@ -311,10 +331,12 @@ def run(results, build):
             results.step("pcitest: bind 104c:b500 with 32 MSI, 2048 MSI-X",
                          bind, ep, rc, "t0 -m 32 -x 2048")
             pcitest_sh(results, rc)
+            polled = results.step("DMA: polled completions read before",
+                                  dma_polled, ep)
             dma_transfers(results, rc)
             dma_engine_used(results, ep, True, "DMA")
             dma_rtt(results, ep, "DMA")
-            dma_interrupt_only(results, ep, rc)
+            dma_interrupt_only(results, ep, rc, polled)
             corruption(results, ep, rc)
             results.no_leaks("pcitest: ep: no kmemleak leak", ep)
             results.no_leaks("pcitest: rc: no kmemleak leak", rc)

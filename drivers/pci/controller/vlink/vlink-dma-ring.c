@@ -357,6 +357,7 @@ static enum dma_status vlink_dma_ring_tx_status(struct dma_chan *chan,
 	if (status != DMA_IN_PROGRESS || !moved ||
 	    moved > READ_ONCE(ch->head) - reaped)
 		return status;
+	atomic_inc(&ch->dma->polled);
 	if (in_task() && !irqs_disabled()) {
 		local_bh_disable();
 		tasklet_schedule(&ch->dma->done);

@@ -9,6 +9,9 @@
  * trips are (vlink-rtt.c): so the two figures compare.  Each transfer
  * carries its own number in its first and last words, which are checked
  * at the destination once the callback has run.
+ *
+ * With the server's engine, "dma_polled" beside it counts the completions
+ * that a polling client's tx_status took before their interrupt came.
  */
 
 #include <linux/debugfs.h>
@@ -184,20 +187,26 @@ static const struct file_operations vlink_dma_rtt_fops = {
 };
 
 /**
- * vlink_dma_rtt_init() - offer back-to-back transfer timing in debugfs
+ * vlink_dma_rtt_init() - offer the engine's debugfs files
  * @dma: the registered engine
+ *
+ * "dma_rtt" times back-to-back transfers; with the server's engine,
+ * "dma_polled" counts the completions that polling clients took.
  */
 void vlink_dma_rtt_init(struct vlink_dma *dma)
 {
 	mutex_init(&dma->rtt_lock);
-	if (dma->vl->debugfs)
-		dma->rtt_file = debugfs_create_file("dma_rtt", 0600,
-						    dma->vl->debugfs, dma,
-						    &vlink_dma_rtt_fops);
+	if (!dma->vl->debugfs)
+		return;
+	dma->rtt_file = debugfs_create_file("dma_rtt", 0600, dma->vl->debugfs,
+					    dma, &vlink_dma_rtt_fops);
+	if (dma->server)
+		debugfs_create_atomic_t("dma_polled", 0444, dma->vl->debugfs,
+					&dma->polled);
 }
 
 /**
- * vlink_dma_rtt_exit() - withdraw the file before the engine goes
+ * vlink_dma_rtt_exit() - withdraw the files before the engine goes
  * @dma: the engine
  *
  * Waits for a measurement under way: it is a client of the channels.
@@ -206,4 +215,6 @@ void vlink_dma_rtt_exit(struct vlink_dma *dma)
 {
 	debugfs_remove(dma->rtt_file);
 	dma->rtt_file = NULL;
+	if (dma->vl->debugfs)
+		debugfs_lookup_and_remove("dma_polled", dma->vl->debugfs);
 }

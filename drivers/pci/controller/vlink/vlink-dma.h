@@ -125,6 +125,8 @@ struct vlink_dma_chan {
  * @rtt_lock: one such measurement at a time
  * @rtt_last: the last one
  * @rtt_len: the size of its transfers, 0 before the first
+ * @polled: completions taken by a polling client's tx_status before their
+ *	    interrupt (server engine): debugfs "dma_polled"
  * @chan: the channels
  */
 struct vlink_dma {
@@ -140,6 +142,7 @@ struct vlink_dma {
 	struct mutex rtt_lock;		/* @rtt_last, @rtt_len */
 	struct vlink_rtt rtt_last;
 	u32 rtt_len;
+	atomic_t polled;
 	struct vlink_dma_chan chan[VLINK_DMA_CHANNELS];
 };
 
