@@ -145,20 +145,20 @@ DMA_POLL_US = "/sys/module/pci_epf_test/parameters/dma_poll_us"
 DMA_POLLED = "$(ls /sys/kernel/debug/vlink/*/dma_polled)"
 
 
-def dma_polled(ep):
-    """The server engine's count of completions that polling took."""
-    out = shell_ok(ep, f"cat {DMA_POLLED}")
+def read_number(ep, path):
+    """The number a sysfs or debugfs file of the endpoint holds."""
+    out = shell_ok(ep, f"cat {path}")
     m = re.search(r"^(\d+)\s*$", out, re.M)
-    assert m, f"dma_polled: {out!r}"
+    assert m, f"{path}: {out!r}"
     return int(m.group(1))
 
 
-def dma_interrupt_only(r, ep, rc, polled_before):
+def dma_polling(r, ep, rc, polled_before):
     """pci-epf-test polls the engine for dma_poll_us before it sleeps, and
     the transfers so far ended that way; with 0 every transfer ends by its
     interrupt alone, and still works."""
     polled = r.step("DMA: completions taken by polling counted",
-                    dma_polled, ep)
+                    read_number, ep, DMA_POLLED)
     r.record("DMA: pci-epf-test's polls took completions",
              polled > polled_before,
              f"dma_polled went from {polled_before} to {polled}")
@@ -170,7 +170,7 @@ def dma_interrupt_only(r, ep, rc, polled_before):
     try:
         dma_transfers(r, rc, (1024, 1048576), "DMA, dma_poll_us=0")
         after = r.step("DMA, dma_poll_us=0: polled completions read",
-                       dma_polled, ep)
+                       read_number, ep, DMA_POLLED)
         r.record("DMA, dma_poll_us=0: no completion taken by polling",
                  after == polled,
                  f"dma_polled went from {polled} to {after}")
@@ -203,13 +203,6 @@ CORRUPTIONS = (("-w", "WRITE", "READ"), ("-r", "READ", "WRITE"),
                ("-c", "COPY", "COPY"))
 
 
-def corrupt_next_left(ep):
-    out = shell_ok(ep, f"cat {CORRUPT_NEXT}")
-    m = re.search(r"^(\d+)\s*$", out, re.M)
-    assert m, f"{CORRUPT_NEXT}: {out!r}"
-    return int(m.group(1))
-
-
 def corruption(r, ep, rc):
     """Each kind of transfer with one byte flipped fails the stock check,
     and the endpoint's console shows the flip happened in that transfer."""
@@ -233,7 +226,7 @@ def corruption(r, ep, rc):
             flipped, why = False, str(e)
         r.record(f"{name}: the endpoint flipped a byte of that {ep_op}",
                  flipped, why)
-        left = corrupt_next_left(ep)
+        left = read_number(ep, CORRUPT_NEXT)
         r.record(f"{name}: corrupt_next is back to 0", left == 0,
                  f"corrupt_next is {left}")
         mark = ep.mark()
@@ -332,11 +325,11 @@ def run(results, build):
                          bind, ep, rc, "t0 -m 32 -x 2048")
             pcitest_sh(results, rc)
             polled = results.step("DMA: polled completions read before",
-                                  dma_polled, ep)
+                                  read_number, ep, DMA_POLLED)
             dma_transfers(results, rc)
             dma_engine_used(results, ep, True, "DMA")
             dma_rtt(results, ep, "DMA")
-            dma_interrupt_only(results, ep, rc, polled)
+            dma_polling(results, ep, rc, polled)
             corruption(results, ep, rc)
             results.no_leaks("pcitest: ep: no kmemleak leak", ep)
             results.no_leaks("pcitest: rc: no kmemleak leak", rc)
