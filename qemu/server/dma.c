@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -564,6 +565,7 @@ int dma_start(struct vlink_dma *dma, const struct vlink_shm *shm)
 {
 	char *region = dma->ram[VLINK_DMA_RAM_EP].base +
 		       VLINK_DMA_REGION(dma->region);
+	char name[16];
 	struct dma_ring *r;
 	int i, err;
 
@@ -594,6 +596,9 @@ int dma_start(struct vlink_dma *dma, const struct vlink_shm *shm)
 			return -1;
 		}
 		r->running = true;
+		/* top -H, perf and the tests tell the rings apart by name. */
+		snprintf(name, sizeof(name), "vlink-dma-%d", i);
+		pthread_setname_np(r->thread, name);
 	}
 	vlog("dma engine: %d rings, ep RAM %s (%u MiB), rc RAM %s, region %u at %#x",
 	     VLINK_DMA_RINGS, dma->ram[VLINK_DMA_RAM_EP].path, dma->ram_mb,

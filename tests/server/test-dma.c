@@ -7,11 +7,13 @@
  * the statuses, the tail, the data, and that nothing else changed.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -188,6 +190,77 @@ static void case_dma_handshake(void)
 	fake_close(&ep);
 }
 
+/* The thread of @pid that the server named vlink-dma-@ring. */
+static pid_t ring_thread(pid_t pid, int ring)
+{
+	char want[16], dir[32], path[320], comm[32];
+	struct dirent *e;
+	pid_t tid = 0;
+	FILE *f;
+	DIR *d;
+
+	snprintf(want, sizeof(want), "vlink-dma-%d\n", ring);
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
+	d = opendir(dir);
+	if (!d)
+		fail("cannot list %s: %s", dir, strerror(errno));
+	while (!tid && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", pid,
+			 e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, want))
+			tid = atoi(e->d_name);
+		fclose(f);
+	}
+	closedir(d);
+	if (!tid)
+		fail("no thread of the server is named vlink-dma-%d", ring);
+	return tid;
+}
+
+static bool in_poll(long nr)
+{
+#ifdef SYS_poll
+	if (nr == SYS_poll)
+		return true;
+#endif
+	return nr == SYS_ppoll;
+}
+
+/*
+ * Waits until the thread of @ring sleeps in poll(), past its last look
+ * at the head: from then on only its doorbell makes it serve.  A thread
+ * that took a doorbell may rightly serve what is posted while it runs.
+ */
+static void wait_ring_parked(int ring)
+{
+	long long end = mono_ms() + TIMEOUT_MS;
+	const struct timespec nap = { .tv_nsec = 1000000 };
+	pid_t pid = read_server_pid(), tid = ring_thread(pid, ring);
+	char path[64], now[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	for (;;) {
+		f = fopen(path, "r");
+		if (!f)
+			fail("cannot open %s: %s", path, strerror(errno));
+		if (!fgets(now, sizeof(now), f))
+			now[0] = 0;
+		fclose(f);
+		/* "running", or the number of the call it sleeps in. */
+		if (now[0] >= '0' && now[0] <= '9' && in_poll(atol(now)))
+			return;
+		if (mono_ms() > end)
+			fail("timed out after %d ms waiting for ring %d's %s (%s: %s)",
+			     TIMEOUT_MS, ring, "thread to sleep in poll", path,
+			     now);
+		nanosleep(&nap, NULL);
+	}
+}
+
 /* Each doorbell serves its own ring, and only when rung. */
 static void case_dma_rings(void)
 {
@@ -202,6 +275,8 @@ static void case_dma_rings(void)
 	fdma_map(&f, &ep);
 	for (r = 0; r < VLINK_DMA_RINGS; r++)
 		fdma_start(&f, r);
+	for (r = 0; r < VLINK_DMA_RINGS; r++)
+		wait_ring_parked(r);
 	for (r = 0; r < VLINK_DMA_RINGS; r++) {
 		src = r * MIB + 5;
 		dst = r * MIB + 17;
