@@ -25,6 +25,13 @@ Boots the endpoint and root-complex guests once, binds pci_epf_test
              in-guest fallback (path "DMA-ep-cpu", a worker on its vCPU).
              The server logs its own host memcpy rate at start ("host
              memcpy ... MB/s"): the physical ceiling of any copy here.
+  server     around each batch of DMA transfers on the server's engine,
+  copy       SIGUSR1 makes the server log what it has copied so far
+             ("dma stats"): the mean time one transfer's copy took in the
+             server, beside the whole transfer as the endpoint times it.
+             The rest is the guests' side: prep, doorbell, wake-ups.
+             Each batch of transfers starts with one that is not counted:
+             a first copy into untouched host memory takes milliseconds.
   back to    /sys/kernel/debug/vlink/<dev>/dma_rtt on the endpoint, on
   back       each engine: N memcpy transfers of SIZE between two warm
              buffers of the endpoint, one after the other, each timed
@@ -80,6 +87,7 @@ import csv
 import math
 import os
 import re
+import signal
 import statistics
 import sys
 import threading
@@ -88,7 +96,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 
-from vlinkrig import Rig, RigError  # noqa: E402
+from vlinkrig import Rig, RigError, wait_until  # noqa: E402
 import vlinkntb  # noqa: E402
 
 SIZES = (1 << 10, 64 << 10, 1 << 20, (4 << 20) - 4096)
@@ -110,6 +118,9 @@ PINGS = 20
 # Lone round trips: how many, and the idle time before each.
 ALONE_N = 30
 ALONE_GAP_S = 0.05
+# What the link server logs on SIGUSR1: its copies so far, all rings.
+SERVER_COPIES = re.compile(r"dma stats: all rings: (\d+) copies, \d+ bytes, "
+                           r"(\d+) us$", re.M)
 # busybox ping's summary line
 PING_RTT = r"round-trip min/avg/max = [\d.]+/([\d.]+)/[\d.]+ ms"
 
@@ -180,6 +191,16 @@ def timed_loop(rc, cmd, n, timeout):
     if len(runs) != n:
         raise RigError(f"{rc.name}: '{cmd}': {len(runs)} of {n} timings")
     return runs
+
+
+def server_copies(rig):
+    """(copies, us spent copying) of the link server's engine so far."""
+    seen = len(SERVER_COPIES.findall(rig.server_log()))
+    os.kill(rig.servers[0].pid, signal.SIGUSR1)
+    found = wait_until(
+        lambda: SERVER_COPIES.findall(rig.server_log())[seen:], 10,
+        "the link server's 'dma stats' line after SIGUSR1")
+    return int(found[-1][0]), int(found[-1][1])
 
 
 class Bench:
@@ -291,20 +312,24 @@ class Bench:
 
     # -- transfers --------------------------------------------------------
 
-    def transfers(self, ep, rc, paths):
+    def transfers(self, ep, rc, paths, rig=None):
+        """pcitest transfers; with rig, the server's copies in them too."""
         runs = self.args.runs
         for op, flag, ep_op in OPS:
             for path, dflag, logged in paths:
                 for size in SIZES:
-                    since = ep.mark()
-                    timings = timed_loop(
-                        rc, f"pcitest {dflag}{flag} -s {size}", runs,
-                        60 + runs * 30)
-                    rates, failed = [], []
+                    cmd = f"pcitest {dflag}{flag} -s {size}"
                     rx = re.compile(
                         rf"pci_epf_test \S+: {ep_op} {size} bytes "
                         rf"(?:ok, ([\d.]+) MB/s|FAILED \((-?\d+)\)), "
                         rf"{logged}")
+                    since = self.warm_up(ep, rc, cmd, rx)
+                    copies = server_copies(rig) if dflag and rig else None
+                    timings = timed_loop(rc, cmd, runs, 60 + runs * 30)
+                    if copies:
+                        self.server_copy(op, size, path, copies,
+                                         server_copies(rig))
+                    rates, failed = [], []
                     for _ in range(runs):
                         m = ep.expect(rx.pattern, 30,
                                       f"the EP's {ep_op} {size} {path} line",
@@ -327,6 +352,29 @@ class Bench:
                     self.add(f"{op}_wall", size, path,
                              statistics.median(t[0] for t in timings) * 1e3,
                              "ms")
+
+    @staticmethod
+    def warm_up(ep, rc, cmd, rx):
+        """One transfer that is not counted: the host's first touch of
+        memory that no copy has used yet costs milliseconds (docs/link.md),
+        and would be all of a mean.  Where the EP's log is to be read from
+        after it."""
+        since = ep.mark()
+        rc.run(cmd, 60)
+        try:
+            return ep.expect(rx.pattern, 30, "the EP's warm-up line",
+                             since=since).end()
+        except RigError:
+            return ep.mark()
+
+    def server_copy(self, op, size, path, before, after):
+        """The mean time one transfer's copy took inside the server."""
+        n, us = after[0] - before[0], after[1] - before[1]
+        if n != self.args.runs:
+            self.notes.append(f"{op} {size} {path}: the server made {n} "
+                              f"copies for {self.args.runs} transfers")
+        self.add(f"{op}_server_copy", size, path, us / n if n else None,
+                 "us", n=n)
 
     def host_memcpy(self, rig):
         """The server's own memcpy rate, from its log: the ceiling."""
@@ -508,6 +556,25 @@ class Bench:
                "memcpy MB/s", "ratio", "pcitest wall ms"), lines, left=3)
 
         lines = []
+        for op, _, ep_op in OPS:
+            for size in SIZES:
+                r = self.row(op, size, "DMA")
+                c = self.row(f"{op}_server_copy", size, "DMA")
+                if not (r and c and r["value"] and c["value"] is not None):
+                    continue
+                whole = size / r["value"]
+                lines.append((f"{op} ({ep_op})", size_name(size),
+                              fmt(whole, ".1f"), fmt(c["value"], ".1f"),
+                              fmt(whole - c["value"], ".1f"),
+                              fmt(c["value"] / whole, ".2f")))
+        if lines:
+            table("Lone DMA transfers on the server's engine: the copy in "
+                  "the server (its mean, SIGUSR1 stats) within the transfer "
+                  "as the endpoint times it (from the median rate)",
+                  ("host op (EP op)", "size", "transfer us", "copy us",
+                   "the rest us", "copy share"), lines, left=2)
+
+        lines = []
         for path, _, _ in PATHS[1:] + FALLBACK_PATHS:
             for size in SIZES:
                 r = self.row("engine", size, path)
@@ -651,7 +718,7 @@ def main():
             ep, rc = bench.boot(rig)
             bench.host_memcpy(rig)
             bench.memcpy_ceiling(ep)
-            bench.transfers(ep, rc, PATHS)
+            bench.transfers(ep, rc, PATHS, rig)
             bench.engine(ep, "DMA")
             bench.rtt(ep)
             bench.msi_host(rc)

@@ -32,6 +32,11 @@ struct dma_ring {
 	__u32 abort;			/* the last abort acted on */
 	bool overrun;			/* head ran away: wait for a new gen */
 	unsigned int logged;		/* lines logged in this gen */
+	/* Written by the ring's thread alone, read by dma_log_stats(). */
+	unsigned long long copies;	/* descriptors copied whole */
+	unsigned long long bytes;
+	unsigned long long copy_ns;	/* spent in their copies */
+	unsigned long long longest_ns;
 };
 
 struct dma_ram {
@@ -61,5 +66,6 @@ void dma_close(struct vlink_dma *dma);
 int dma_doorbell(const struct vlink_dma *dma, int ring);
 void dma_set_done_fd(struct vlink_dma *dma, int fd);
 void dma_stall_next(struct vlink_dma *dma, unsigned int ms);
+void dma_log_stats(struct vlink_dma *dma);
 
 #endif /* VLINK_SERVER_DMA_H */

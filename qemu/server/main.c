@@ -114,6 +114,7 @@ static void print_usage(FILE *out)
 		"  help                  the command list\n"
 		"\n"
 		"Logs to stderr.  SIGTERM or SIGINT: clean exit, status 0.\n"
+		"SIGUSR1: log what the DMA engine has copied, ring by ring.\n"
 		"Exit status 2 on a usage error or a RAM file that is missing,\n"
 		"not a regular file, or not of N MiB.\n",
 		VLINK_PEER_ID(VLINK_ROLE_EP), VLINK_PEER_ID(VLINK_ROLE_RC),
@@ -275,9 +276,9 @@ static int write_pidfile(const char *path)
 }
 
 /*
- * SIGTERM and SIGINT are blocked and read from a signalfd in the poll loop,
- * so that no work at all happens in signal context.  SIGPIPE is ignored:
- * a vanished client shows up as an error on its socket instead.
+ * SIGTERM, SIGINT and SIGUSR1 are blocked and read from a signalfd in the
+ * poll loop, so that no work at all happens in signal context.  SIGPIPE is
+ * ignored: a vanished client shows up as an error on its socket instead.
  */
 static int setup_signals(struct server *srv)
 {
@@ -287,6 +288,7 @@ static int setup_signals(struct server *srv)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
 		vlog("sigprocmask: %s", strerror(errno));
 		return -1;
@@ -299,13 +301,20 @@ static int setup_signals(struct server *srv)
 	return 0;
 }
 
-/* Returns true when a signal asks us to exit. */
+/* Returns true when a signal asks us to exit; SIGUSR1 asks for stats. */
 static bool read_signal(struct server *srv)
 {
 	struct signalfd_siginfo si;
 
 	if (read(srv->sigfd, &si, sizeof(si)) != sizeof(si))
 		return false;
+	if (si.ssi_signo == SIGUSR1) {
+		if (srv->link.dma)
+			dma_log_stats(srv->link.dma);
+		else
+			vlog("dma stats: no DMA engine");
+		return false;
+	}
 	vlog("got %s from pid %u, exiting",
 	     si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT", si.ssi_pid);
 	return true;

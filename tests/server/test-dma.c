@@ -985,6 +985,56 @@ static void case_dma_sigterm(void)
 	fake_close(&ep);
 }
 
+static void log_stats(const char *want, const char *what)
+{
+	if (kill(read_server_pid(), SIGUSR1) < 0)
+		fail("cannot signal the server: %s", strerror(errno));
+	wait_log(want, TIMEOUT_MS, what);
+}
+
+/* SIGUSR1 logs what each ring copied whole: refusals are not copies. */
+static void case_dma_stats(void)
+{
+	static const __u32 len[] = { 1, 0x10001, MIB };
+	const int ring = 2;
+	struct fake_peer ep, rc;
+	struct fake_dma f;
+	unsigned long long sum = 0;
+	char want[96];
+	unsigned int i;
+
+	connect_ep_rc(&ep, &rc);
+	fdma_map(&f, &ep);
+	log_stats("dma stats: all rings: 0 copies, 0 bytes, 0 us",
+		  "the stats of an engine that copied nothing");
+	check_log_count("dma stats: ring ", 0);
+
+	fdma_start(&f, ring);
+	for (i = 0; i < ARRAY_SIZE(len); i++) {
+		fdma_post(&f, ring, EP, (i + 1) * 2 * MIB, RC, (i + 1) * 2 * MIB,
+			  len[i]);
+		sum += len[i];
+	}
+	fdma_post(&f, ring, EP, f.size - 10, RC, 0x200000, 11);
+	fdma_kick(&f, ring);
+	fdma_wait(&f, ring, ARRAY_SIZE(len) + 1, TIMEOUT_MS,
+		  "three copies and a refusal");
+	for (i = 0; i < ARRAY_SIZE(len); i++)
+		fdma_expect_status(&f, ring, i, VLINK_DMA_DONE, "a copy");
+	fdma_expect_status(&f, ring, i, VLINK_DMA_BAD_RANGE, "the refusal");
+
+	snprintf(want, sizeof(want), "dma stats: ring %d: %zu copies, %llu bytes, ",
+		 ring, ARRAY_SIZE(len), sum);
+	log_stats(want, "the ring's stats after its copies");
+	snprintf(want, sizeof(want), "dma stats: all rings: %zu copies, %llu bytes, ",
+		 ARRAY_SIZE(len), sum);
+	wait_log(want, TIMEOUT_MS, "the sum after the ring's line");
+	check_log_count("dma stats: ring ", 1);
+	fdma_unmap(&f);
+	fake_close(&rc);
+	fake_close(&ep);
+}
+
 const struct test_case dma_cases[] = {
 	{ "dma-handshake", case_dma_handshake },
 	{ "dma-rings", case_dma_rings },
@@ -994,6 +1044,7 @@ const struct test_case dma_cases[] = {
 	{ "dma-no-peer", case_dma_no_peer },
 	{ "dma-abort", case_dma_abort },
 	{ "dma-stall", case_dma_stall },
+	{ "dma-stats", case_dma_stats },
 	{ "dma-sigterm", case_dma_sigterm },
 };
 
