@@ -11,6 +11,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -180,6 +181,9 @@ def main():
     if not set(passes) <= set(PASSES):
         ap.error(f"--passes: the passes are {', '.join(PASSES)}")
     build = os.path.abspath(args.build)
+    # SIGTERM (a CI timeout, a kill) unwinds through the rigs' teardowns,
+    # as make run's does: no QEMU, server or RAM file is left behind.
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
 
     logs = os.path.join(build, "logs")
     shutil.rmtree(logs, ignore_errors=True)
