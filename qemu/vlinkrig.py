@@ -412,6 +412,11 @@ class Guest:
         messages that came meanwhile included).  Both markers are built by
         the shell, so the echo of the typed line never matches them.
         """
+        return self.run_wait(self.run_start(cmd), timeout)
+
+    def run_start(self, cmd):
+        """Type cmd on the console and return at once, so that commands on
+        several guests run side by side; run_wait() collects each."""
         self.seq += 1
         tag = f"@@{self.name}-{self.seq}@"
         start = self.mark()
@@ -419,6 +424,12 @@ class Guest:
         # output loses again below.
         self.send(f'echo "{tag}""@ <"; {cmd}; '
                   f'printf "\\n%s@ >%d@\\n" "{tag}" $?\n')
+        return cmd, tag, start
+
+    def run_wait(self, started, timeout=60):
+        """run()'s result for what run_start() returned: timeout counts
+        from this call."""
+        cmd, tag, start = started
         try:
             begin = self.expect(_marker(tag + "@ <") + _INSERTED + "$",
                                 timeout, f"the command '{cmd}' to start",

@@ -152,5 +152,5 @@ def scenario(r, rig):
                                                    rc.wait_shell()))
     configfs_bad_input(r, ep, rc)
     cycles(r, ep, rc)
-    r.no_leaks("endpoint: ep: no kmemleak leak", ep)
-    r.no_leaks("endpoint: rc: no kmemleak leak", rc)
+    r.no_leaks([("endpoint: ep: no kmemleak leak", ep),
+                ("endpoint: rc: no kmemleak leak", rc)])

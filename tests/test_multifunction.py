@@ -102,5 +102,5 @@ def scenario(r, rig):
              "0001:00:00.2" not in out, out)
     concurrent_tests(r, rc, (0, 1, 3), "after unbinding function 2")
     no_function_zero(r, ep)
-    r.no_leaks("multi-function: ep: no kmemleak leak", ep)
-    r.no_leaks("multi-function: rc: no kmemleak leak", rc)
+    r.no_leaks([("multi-function: ep: no kmemleak leak", ep),
+                ("multi-function: rc: no kmemleak leak", rc)])

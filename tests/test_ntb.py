@@ -137,8 +137,8 @@ def vntb(r, build, kvariant):
                    f"ping -c 3 -W 10 {RC_ADDR}", 60)
             r.step(f"{title}: 1 MiB from the new host to ep arrive intact",
                    transfer, rc, ep, EP_ADDR, 5003, 1)
-            for guest in (ep, rc):
-                r.no_leaks(f"{title}: no leak on {guest.name}", guest)
+            r.no_leaks([(f"{title}: no leak on {guest.name}", guest)
+                        for guest in (ep, rc)])
         except Abort:
             pass
         check_consoles(r, rig, title)
@@ -177,8 +177,8 @@ def ntb_2rc(r, build, kvariant):
                 r.step(f"{title}: {name}", fn, *args)
             r.step(f"{title}: rc1 dies: rc0's bridged BARs stop showing its "
                    "RAM", far_host_dies, rc0, rc1)
-            for guest in (ep, rc0):
-                r.no_leaks(f"{title}: no leak on {guest.name}", guest)
+            r.no_leaks([(f"{title}: no leak on {guest.name}", guest)
+                        for guest in (ep, rc0)])
         except Abort:
             pass
         check_consoles(r, rig, title)

@@ -331,8 +331,8 @@ def run(results, build):
             dma_rtt(results, ep, "DMA")
             dma_polling(results, ep, rc, polled)
             corruption(results, ep, rc)
-            results.no_leaks("pcitest: ep: no kmemleak leak", ep)
-            results.no_leaks("pcitest: rc: no kmemleak leak", rc)
+            results.no_leaks([("pcitest: ep: no kmemleak leak", ep),
+                              ("pcitest: rc: no kmemleak leak", rc)])
         except Abort:
             pass
         check_consoles(results, rig, "pcitest")

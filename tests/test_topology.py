@@ -210,8 +210,8 @@ def run_topology(results, build, topology, body):
             for g in guests.values():
                 g.wait_shell()
             body(results, guests)
-            for name, g in guests.items():
-                results.no_leaks(f"{topology}: {name}: no kmemleak leak", g)
+            results.no_leaks([(f"{topology}: {name}: no kmemleak leak", g)
+                              for name, g in guests.items()])
         except Abort:
             pass
         check_consoles(results, rig, topology)

@@ -213,23 +213,28 @@ class Results:
                            f"{counted} error(s), the console shows {printed}")
 
 
-    def no_leaks(self, name, guest):
-        """On a kernel with kmemleak: a scan finds nothing unreferenced.
+    def no_leaks(self, checks):
+        """On kernels with kmemleak: for each (name, guest) of checks, a
+        scan finds nothing unreferenced.
 
-        kmemleak reports an object only once it is 5 s old, so the guest
-        waits that long between the two scans (a property of the tool, not
-        a synchronisation).  Nothing is recorded on kernels without it.
+        kmemleak reports an object only once it is 5 s old, so each guest
+        waits that long between its two scans (a property of the tool, not
+        a synchronisation); the guests scan and wait side by side.  Nothing
+        is recorded for a kernel without kmemleak.
         """
-        status, _ = guest.run(f"[ -e {KMEMLEAK} ]")
-        if status:
-            return True
-        status, out = guest.run(f"echo scan > {KMEMLEAK}; sleep 6; "
-                                f"echo scan > {KMEMLEAK}; cat {KMEMLEAK}",
-                                120)
-        leaks = re.findall(r"unreferenced object 0x[0-9a-f]+ \(size (\d+)",
-                           out)
-        return self.record(name, status == 0 and not leaks,
-                           f"{len(leaks)} leak(s): {out.strip()[:600]!r}")
+        scans = []
+        for name, guest in checks:
+            status, _ = guest.run(f"[ -e {KMEMLEAK} ]")
+            if status == 0:
+                scans.append((name, guest, guest.run_start(
+                    f"echo scan > {KMEMLEAK}; sleep 6; "
+                    f"echo scan > {KMEMLEAK}; cat {KMEMLEAK}")))
+        for name, guest, scan in scans:
+            status, out = guest.run_wait(scan, 120)
+            leaks = re.findall(r"unreferenced object 0x[0-9a-f]+ "
+                               r"\(size (\d+)", out)
+            self.record(name, status == 0 and not leaks,
+                        f"{len(leaks)} leak(s): {out.strip()[:600]!r}")
 
 
 def check_consoles(results, rig, title, known=None):
