@@ -9,7 +9,10 @@ pkgs=(qemu-system-arm linux-source-6.1 gcc-arm-linux-gnueabihf
       gcc-aarch64-linux-gnu device-tree-compiler u-boot-tools u-boot-qemu
       fdisk e2fsprogs bc bison flex cpio make gcc libc6-dev python3 xz-utils
       patch git perl python3-yaml python3-jsonschema python3-docutils
-      busybox-static:armhf)
+      python3-ply python3-git busybox-static:armhf)
+# python3-ply and python3-git: checkpatch's SPDX check runs the tree's
+# scripts/spdxcheck.py, which without them fails on stderr, and
+# checkpatch then takes every license identifier as valid.
 # The guests' busybox comes from their own architectures' archives (the
 # arm64 one is only downloaded, by scripts/busybox.sh: the two
 # busybox-static cannot be installed side by side).

@@ -59,6 +59,12 @@ OURS = re.compile(r"(drivers/pci/endpoint/|drivers/pci/controller/vlink/|"
 # What the build cannot see: a patch touching only these is not built.
 NOT_BUILT = re.compile(r"^(Documentation/|MAINTAINERS$)")
 BUILD_TIMEOUT = 3600
+# checkpatch checks each SPDX identifier with the tree's spdxcheck.py, run
+# by the first python3 on PATH.  One without ply and git (a pyenv's, say)
+# fails on stderr, and checkpatch takes that for a valid license: the
+# system's python3, which scripts/deps.sh gives both, comes first.
+SYSTEM_PYTHON_FIRST = dict(os.environ,
+                           PATH="/usr/bin:" + os.environ.get("PATH", ""))
 
 
 def sh(cmd, cwd=None, timeout=600, env=None):
@@ -230,7 +236,7 @@ def checkpatch(patch):
     """(errors, warnings, checks, report) of checkpatch --strict, run from
     the top of the patched tree so that it checks against the tree."""
     rc, out = sh(["perl", os.path.join(TREE, "scripts/checkpatch.pl"),
-                  "--strict", patch], cwd=TREE)
+                  "--strict", patch], cwd=TREE, env=SYSTEM_PYTHON_FIRST)
     for f in glob.glob(os.path.join(TREE, ".checkpatch-camelcase.*")):
         os.unlink(f)
     m = re.search(r"total: (\d+) errors, (\d+) warnings, (\d+) checks", out)
