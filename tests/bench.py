@@ -326,7 +326,7 @@ class Bench:
                     since = self.warm_up(ep, rc, cmd, rx)
                     copies = server_copies(rig) if dflag and rig else None
                     timings = timed_loop(rc, cmd, runs, 60 + runs * 30)
-                    if copies:
+                    if copies is not None:
                         self.server_copy(op, size, path, copies,
                                          server_copies(rig))
                     rates, failed = [], []

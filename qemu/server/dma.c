@@ -370,7 +370,7 @@ static unsigned long long mono_ns(void)
 	return t.tv_sec * 1000000000ULL + t.tv_nsec;
 }
 
-/* Judged, copied and timed; the counters are for dma_log_stats(). */
+/* Copied and timed; the counters are for dma_log_stats(). */
 static int ring_copy(struct dma_ring *r, const struct dma_desc *d)
 {
 	unsigned long long ns = mono_ns();
