@@ -44,19 +44,28 @@ import vlinkrig  # noqa: E402
 from vlinktest import Results, Stage  # noqa: E402
 
 
-# The cases tests/server/run.sh runs, one result line each.  Adding a case
-# means counting it here.
-SERVER_CASES = 40
+SERVER_RUN_SH = os.path.join(HERE, "server", "run.sh")
+# A case run.sh runs: a call, at its top level, of server_case or of one of
+# its case_* functions; each reports one result line.
+SERVER_CASE_CALL = re.compile(
+    r"^(?:\w+=\S* )*(?:server_case \S+ .*|case_\w+)$", re.M)
 
 
-def server_results(output, returncode):
+def server_case_count():
+    """How many results tests/server/run.sh promises: one per case it
+    calls, read from the script itself."""
+    with open(SERVER_RUN_SH, encoding="utf-8") as f:
+        return len(SERVER_CASE_CALL.findall(f.read()))
+
+
+def server_results(output, returncode, cases):
     """Judge run.sh's output and exit status.
 
     Returns ([(name, ok, reason)], [other output lines]).  Besides one
-    result per case: the cases must be exactly SERVER_CASES, and the exit
-    status must agree with them (0 when all passed, 1 when one failed), so
-    a script that died half way or exited on a usage error fails even when
-    some results came first.
+    result per case: the results must be exactly cases, each under its
+    own name, and the exit status must agree with them (0 when all
+    passed, 1 when one failed), so a script that died half way or exited
+    on a usage error fails even when some results came first.
     """
     records, other, names, failed = [], [], [], 0
     for line in output.splitlines():
@@ -68,8 +77,8 @@ def server_results(output, returncode):
             records.append((names[-1], bool(m.group(2)), m.group(4)))
         else:
             other.append(line)
-    records.append((f"server: {SERVER_CASES} cases, each reported once",
-                    len(names) == SERVER_CASES and
+    records.append((f"server: {cases} cases, each reported once",
+                    len(names) == cases and
                     len(set(names)) == len(names),
                     f"{len(names)} results, {len(set(names))} distinct"))
     want = 1 if failed else 0
@@ -83,12 +92,13 @@ def server_results(output, returncode):
 def server_tests(results, build):
     """The link server's own tests, on this machine, without QEMU."""
     proc = subprocess.run(
-        [os.path.join(HERE, "server", "run.sh"),
+        [SERVER_RUN_SH,
          os.path.join(build, "server", "vlink-server"),
          os.path.join(build, "server", "test-server")],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         timeout=300)
-    records, other = server_results(proc.stdout, proc.returncode)
+    records, other = server_results(proc.stdout, proc.returncode,
+                                    server_case_count())
     for line in other:
         print(f"  {line}")
     for name, ok, reason in records:

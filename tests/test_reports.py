@@ -427,23 +427,43 @@ def kunit_cases():
     ]
 
 
+# Cases in the made-up outputs below.
+SERVER_CASES = 40
+# A made-up run.sh with 3 cases: a definition, a call inside a function
+# and a comment are not cases.
+SERVER_SCRIPT = """server_case() {
+\tserver_case nested TERM nested
+}
+case_help() {
+\treport help "" "$d"
+}
+server_case handshake TERM handshake
+case_help
+# server_case commented-out TERM x
+DMA=1 CONTROL=1 server_case dma-stall TERM dma-stall
+"""
+
+
 def check_server(output, status, want_failed):
     run_all = __import__("run-all")
-    records, _ = run_all.server_results(output, status)
+    records, _ = run_all.server_results(output, status, SERVER_CASES)
     failed = sorted(name for name, ok, _ in records if not ok)
     return failed == sorted(want_failed), f"failed: {failed}"
 
 
 def server_cases():
-    run_all = __import__("run-all")
-    n = run_all.SERVER_CASES
+    n = SERVER_CASES
     passes = "".join(f"PASS server: case-{i}\n" for i in range(n))
     status_name = ("server: the test program's exit status agrees with its "
                    "results")
     count_name = f"server: {n} cases, each reported once"
     one_fail = passes.replace("PASS server: case-3\n",
                               "FAIL server: case-3: boom (files in /tmp/x)\n")
+    calls = __import__("run-all").SERVER_CASE_CALL.findall
     return [
+        ("server: run.sh's cases are its top-level calls of them",
+         lambda: (len(calls(SERVER_SCRIPT)) == 3,
+                  f"found {calls(SERVER_SCRIPT)}")),
         ("server: all cases passing, exit 0, passes",
          lambda: check_server(passes, 0, [])),
         ("server: all cases passing but a non-zero exit fails",
