@@ -572,6 +572,7 @@ DMA=1 CONTROL=1 server_case dma-no-peer TERM dma-no-peer
 DMA=1 server_case dma-abort TERM dma-abort
 DMA=1 CONTROL=1 server_case dma-stall TERM dma-stall
 DMA=1 server_case dma-stats TERM dma-stats
+DMA=1 server_case dma-slice TERM dma-slice
 DMA=1 server_case dma-sigint INT -
 DMA=1 server_case dma-sigterm-busy none dma-sigterm
 

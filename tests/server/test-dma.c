@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +24,8 @@
 #define MIB		0x100000ULL
 #define BG		0x5c	/* where no copy may write */
 #define GUARD		4096	/* bytes checked on each side of a copy */
+/* The time slice qemu/server/dma.c's ring threads ask for, in ns. */
+#define RING_SLICE_NS	100000
 /* A batch of 64 MiB copies through disk-backed files on a busy machine. */
 #define BIG_TIMEOUT_MS	20000
 #define BIG		VLINK_DMA_MAX_LEN
@@ -1035,6 +1038,59 @@ static void case_dma_stats(void)
 	fake_close(&ep);
 }
 
+/* se.slice from a thread's /proc sched file, or -1 if it has none. */
+static long long thread_slice(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	long long slice = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (slice < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "se.slice : %lld", &slice) != 1)
+			slice = -1;
+	fclose(f);
+	return slice;
+}
+
+/* Whether this kernel honours a fair thread's own slice (6.12 on). */
+static bool custom_slices(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	return !uname(&u) && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+	       (major > 6 || (major == 6 && minor >= 12));
+}
+
+/*
+ * Every ring thread runs with the short slice it asked for, so that its
+ * doorbell's wakeup preempts a vCPU thread.  Only a kernel that has
+ * custom slices and shows them (/proc sched, CONFIG_SCHED_DEBUG) can
+ * tell; on others the case checks that the server started its rings.
+ */
+static void case_dma_slice(void)
+{
+	pid_t pid = read_server_pid();
+	bool check = custom_slices() && thread_slice(pid, pid) >= 0;
+	long long slice;
+	int r;
+
+	for (r = 0; r < VLINK_DMA_RINGS; r++) {
+		wait_ring_parked(r);
+		slice = thread_slice(pid, ring_thread(pid, r));
+		if (check && slice != RING_SLICE_NS)
+			fail("ring %d's thread runs with a %lld ns slice, not %d",
+			     r, slice, RING_SLICE_NS);
+	}
+	if (!check)
+		printf("dma-slice: %s; only the threads were checked\n",
+		       "this kernel does not show custom slices");
+}
+
 const struct test_case dma_cases[] = {
 	{ "dma-handshake", case_dma_handshake },
 	{ "dma-rings", case_dma_rings },
@@ -1045,6 +1101,7 @@ const struct test_case dma_cases[] = {
 	{ "dma-abort", case_dma_abort },
 	{ "dma-stall", case_dma_stall },
 	{ "dma-stats", case_dma_stats },
+	{ "dma-slice", case_dma_slice },
 	{ "dma-sigterm", case_dma_sigterm },
 };
 
