@@ -316,6 +316,17 @@ static void vlink_dma_ring_finish(struct vlink_dma_chan *ch,
 }
 
 /*
+ * Whether a channel has anything for the tasklet: slots in flight, or
+ * issued descriptors that wait for free slots.  A look without the lock:
+ * what is issued after it posts itself (issue_pending).
+ */
+static bool vlink_dma_ring_busy(struct vlink_dma_chan *ch)
+{
+	return READ_ONCE(ch->head) != READ_ONCE(ch->tail) ||
+	       !list_empty_careful(&ch->issued);
+}
+
+/*
  * Completions run in a tasklet, as most engines' do: on the way out of
  * the doorbell's interrupt, not after a worker's wakeup.
  */
@@ -329,6 +340,8 @@ static void vlink_dma_ring_done(struct tasklet_struct *t)
 
 	for (i = 0; i < VLINK_DMA_CHANNELS; i++) {
 		ch = &dma->chan[i];
+		if (!vlink_dma_ring_busy(ch))
+			continue;
 		spin_lock_irqsave(&ch->lock, flags);
 		vlink_dma_ring_reap(ch, &over);
 		vlink_dma_ring_post(ch);
