@@ -4,8 +4,9 @@ would: each patch applies with `git am` on pristine 6.1, the tree builds
 with our config after each one (32-bit ARM), and checkpatch --strict, run
 from inside the patched tree, finds no error and no warning.  After each
 patch but the last, kbuild compiles drivers/pci/ and drivers/misc/, where
-the series' code and its host-side judge live, so a patch that breaks the
-compile shows where it does.  Linking vmlinux after every patch took most
+the series' code and its host-side judge live, and the object of every C
+file the patch touches elsewhere (arch/arm/mm/ioremap.o), so a patch that
+breaks the compile shows where it does.  Linking vmlinux after every patch took most
 of the stage's time and found nothing the compile of those directories
 does not.  After the last patch the tree must be the one `make kernel
 ARCH=arm` builds, byte for byte outside what no build reads
@@ -150,6 +151,14 @@ def fragment_misses():
 PARTIAL_TARGETS = ["drivers/pci/", "drivers/misc/"]
 
 
+def targets(touched):
+    """The directories, and the objects of C files the patch touches
+    outside them: kbuild compiles a single object the config builds."""
+    objs = [p[:-2] + ".o" for p in touched
+            if p.endswith(".c") and not p.startswith(tuple(PARTIAL_TARGETS))]
+    return PARTIAL_TARGETS + objs
+
+
 def build(touched, first, last):
     """Compile the series' directories, and after the last patch see to
     its zImage; return (ok, reason)."""
@@ -160,8 +169,11 @@ def build(touched, first, last):
         rc, out = sh(KMAKE + ["olddefconfig"])
     if rc:
         return False, "config: " + tail(out)
-    rc, out = sh(KMAKE + [f"-j{JOBS}"] + PARTIAL_TARGETS,
-                 timeout=BUILD_TIMEOUT)
+    goals = targets(touched)
+    if goals[len(PARTIAL_TARGETS):]:
+        print("  (compiles " + ", ".join(goals[len(PARTIAL_TARGETS):])
+              + " too)")
+    rc, out = sh(KMAKE + [f"-j{JOBS}"] + goals, timeout=BUILD_TIMEOUT)
     warnings = [ln for ln in out.splitlines()
                 if re.search(r"\bwarning:", ln)]
     ours = [ln for ln in warnings if OURS.search(ln)]
