@@ -20,8 +20,9 @@ Boots the endpoint and root-complex guests once, binds pci_epf_test
              reach; ratio = transfer rate / memcpy rate.  A CPU COPY moves
              the data twice (host to endpoint to host).  It is read before
              the transfers and again after them, and the better reading is
-             the ceiling: a busy host can depress one reading by a third,
-             which would flatter every ratio of the run.
+             the ceiling: one reading can come out a third below the other
+             with nothing else running, which would flatter every ratio
+             of the run.
   engines    DMA runs twice: on the link server's engine (path "DMA",
              the server copies between the guests' RAM files) and, in a
              second boot whose server has no RAM files, on the endpoint's
