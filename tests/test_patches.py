@@ -6,10 +6,10 @@ from inside the patched tree, finds no error and no warning.  After each
 patch but the last, kbuild compiles drivers/pci/ and drivers/misc/, where
 the series' code and its host-side judge live, and the object of every C
 file the patch touches elsewhere (arch/arm/mm/ioremap.o), so a patch that
-breaks the compile shows where it does.  Linking vmlinux after every patch took most
-of the stage's time and found nothing the compile of those directories
-does not.  After the last patch the tree must be the one `make kernel
-ARCH=arm` builds, byte for byte outside what no build reads
+breaks the compile shows where it does.  Linking vmlinux after every
+patch took most of the stage's time and found nothing the compile of
+those directories does not.  After the last patch the tree must be the
+one `make kernel ARCH=arm` builds, byte for byte outside what no build reads
 (Documentation/, MAINTAINERS), with the same .config: then that zImage,
 which every guest test boots, is the series' zImage, and it is built (or
 found up to date) by make kernel itself.  Building it a second time here
@@ -151,12 +151,11 @@ def fragment_misses():
 PARTIAL_TARGETS = ["drivers/pci/", "drivers/misc/"]
 
 
-def targets(touched):
-    """The directories, and the objects of C files the patch touches
-    outside them: kbuild compiles a single object the config builds."""
-    objs = [p[:-2] + ".o" for p in touched
+def objects_elsewhere(touched):
+    """The objects of C files the patch touches outside PARTIAL_TARGETS:
+    kbuild compiles a single object the config builds."""
+    return [p[:-2] + ".o" for p in touched
             if p.endswith(".c") and not p.startswith(tuple(PARTIAL_TARGETS))]
-    return PARTIAL_TARGETS + objs
 
 
 def build(touched, first, last):
@@ -169,11 +168,11 @@ def build(touched, first, last):
         rc, out = sh(KMAKE + ["olddefconfig"])
     if rc:
         return False, "config: " + tail(out)
-    goals = targets(touched)
-    if goals[len(PARTIAL_TARGETS):]:
-        print("  (compiles " + ", ".join(goals[len(PARTIAL_TARGETS):])
-              + " too)")
-    rc, out = sh(KMAKE + [f"-j{JOBS}"] + goals, timeout=BUILD_TIMEOUT)
+    objs = objects_elsewhere(touched)
+    if objs:
+        print(f"  (compiles {', '.join(objs)} too)")
+    rc, out = sh(KMAKE + [f"-j{JOBS}"] + PARTIAL_TARGETS + objs,
+                 timeout=BUILD_TIMEOUT)
     warnings = [ln for ln in out.splitlines()
                 if re.search(r"\bwarning:", ln)]
     ours = [ln for ln in warnings if OURS.search(ln)]
