@@ -10,7 +10,10 @@ Boots the endpoint and root-complex guests once, binds pci_epf_test
              adds its 4 KiB alignment, the kernel allocator stops at
              4 MiB).  The rate is the one the endpoint logs for each
              transfer ("pci_epf_test ...: READ 1048576 bytes ok, 812.3 MB/s,
-             CPU"), the median of --runs runs.  pcitest names the host's
+             CPU, map/unmap 95 us"), the median of --runs runs; it times
+             the copy alone, and map/unmap (median) is what mapping the
+             host's buffers into the outbound window and unmapping them
+             cost the same transfer.  pcitest names the host's
              view, the endpoint its own: host read (-r) is the endpoint's
              WRITE, host write (-w) its READ, copy is COPY.  MB/s counts
              10^6 bytes per second.  Next to it: the wall time of each
@@ -349,15 +352,16 @@ class Bench:
                     cmd = f"pcitest {dflag}{flag} -s {size}"
                     rx = re.compile(
                         rf"pci_epf_test \S+: {ep_op} {size} bytes "
-                        rf"(?:ok, ([\d.]+) MB/s|FAILED \((-?\d+)\)), "
-                        rf"{logged}")
+                        rf"(?:ok, ([\d.]+) MB/s, {logged}, "
+                        rf"map/unmap (\d+) us|"
+                        rf"FAILED \((-?\d+)\), {logged})")
                     since = self.warm_up(ep, rc, cmd, rx)
                     copies = server_copies(rig) if dflag and rig else None
                     timings = timed_loop(rc, cmd, runs, 60 + runs * 30)
                     if copies is not None:
                         self.server_copy(op, size, path, copies,
                                          server_copies(rig))
-                    rates, failed = [], []
+                    rates, maps, failed = [], [], []
                     for _ in range(runs):
                         m = ep.expect(rx.pattern, 30,
                                       f"the EP's {ep_op} {size} {path} line",
@@ -365,8 +369,9 @@ class Bench:
                         since = m.end()
                         if m.group(1) is not None:
                             rates.append(float(m.group(1)))
+                            maps.append(int(m.group(2)))
                         else:
-                            failed.append(m.group(2))
+                            failed.append(m.group(3))
                     bad = [t for t in timings if t[1]]
                     if failed or bad:
                         self.notes.append(
@@ -376,6 +381,9 @@ class Bench:
                     rate = statistics.median(rates) if rates and not (
                         failed or bad) else None
                     self.add(op, size, path, rate, "MB/s", memcpy=True)
+                    if maps:
+                        self.add(f"{op}_map", size, path,
+                                 statistics.median(maps), "us")
                     self.add(f"{op}_wall", size, path,
                              statistics.median(t[0] for t in timings) * 1e3,
                              "ms")
@@ -569,6 +577,7 @@ class Bench:
                 for size in SIZES:
                     r = self.row(op, size, path)
                     w = self.row(f"{op}_wall", size, path)
+                    mp = self.row(f"{op}_map", size, path)
                     if not r:
                         continue
                     lines.append((f"{op} ({ep_op})", size_name(size), path,
@@ -576,11 +585,15 @@ class Bench:
                                   if r["value"] is not None else "FAILED",
                                   fmt(r["ceiling"], ".1f"),
                                   fmt(r["ratio"], ".3f"),
+                                  fmt(mp and mp["value"], ".0f"),
                                   fmt(w and w["value"], ".1f")))
         table(f"Transfers (median of {runs}; rate as the endpoint measures "
-              "it; ceiling = memcpy on the endpoint guest)",
+              "it, over the copy alone; ceiling = memcpy on the endpoint "
+              "guest; map/unmap = the outbound mappings the endpoint made "
+              "and took down for the transfer)",
               ("host op (EP op)", "size", "path", "rate MB/s",
-               "memcpy MB/s", "ratio", "pcitest wall ms"), lines, left=3)
+               "memcpy MB/s", "ratio", "map/unmap us", "pcitest wall ms"),
+              lines, left=3)
 
         lines = []
         for op, _, ep_op in OPS:
