@@ -161,13 +161,13 @@ def objects_elsewhere(touched):
 def build(touched, first, last):
     """Compile the series' directories, and after the last patch see to
     its zImage; return (ok, reason)."""
+    # A patch that touches no Kconfig file leaves .config as it was: the
+    # series' own options appear only with the patches that declare them.
     kconfig = any(os.path.basename(p).startswith("Kconfig") for p in touched)
     if kconfig or first:
         rc, out = configure()
-    else:
-        rc, out = sh(KMAKE + ["olddefconfig"])
-    if rc:
-        return False, "config: " + tail(out)
+        if rc:
+            return False, "config: " + tail(out)
     objs = objects_elsewhere(touched)
     if objs:
         print(f"  (compiles {', '.join(objs)} too)")
