@@ -35,6 +35,22 @@
 
 #include "vlink-aperture.h"
 
+/*
+ * Parking more pages than this invalidates the whole TLB instead of one
+ * entry per page.  Under emulation each broadcast invalidation of a page
+ * costs the vCPU an exit (120 us for a 1 MiB window), where one full flush
+ * costs 10-16 us.  A full flush is also when QEMU resizes its software
+ * TLB, by how full it was: a CPU copy through the window, just before its
+ * unmap, has filled it, so the TLB grows to hold the window.  QEMU's TLB is
+ * direct mapped, and two windows placed at the same alignment (the source
+ * and destination of a copy) alias page for page when it is small: 4 MiB
+ * window-to-window copies ran at 760 MB/s until a full flush grew it, and
+ * at 2100-2450 MB/s after.  Mapping keeps the per-page invalidation: a
+ * full flush there, with the TLB barely used since the unmap, would shrink
+ * it again just before the copy.
+ */
+#define VLINK_AP_PARK_FLUSH_ALL_PAGES	64
+
 struct vlink_ap_target {
 	unsigned long pfn;
 	bool step;
@@ -66,7 +82,11 @@ static int vlink_ap_retarget(struct vlink_aperture *ap, size_t off,
 		return 0;
 	ret = apply_to_existing_page_range(&init_mm, va, size,
 					   vlink_ap_set_pte, &t);
-	flush_tlb_kernel_range(va, va + size);
+	/* !step is parking: the end of a use (see above). */
+	if (!step && size > VLINK_AP_PARK_FLUSH_ALL_PAGES * PAGE_SIZE)
+		flush_tlb_all();
+	else
+		flush_tlb_kernel_range(va, va + size);
 	return ret;
 }
 
