@@ -143,7 +143,9 @@ def new_root_complex(r, rig, ep, name, guest_name, mark):
 
 RC_RAM_BASE = 0x40000000
 STALL_MS = 4000
-STALL_BYTES = 65536
+# A window of 16 pages and one of 256: the controller parks the first page
+# by page and the second with a flush of the whole TLB.
+STALL_SIZES = (65536, 1 << 20)
 
 
 def rc_ram(rig, addr, size):
@@ -153,15 +155,17 @@ def rc_ram(rig, addr, size):
         return f.read(size)
 
 
-def root_complex_dies_under_window(r, rig, ep, rc, n):
+def root_complex_dies_under_window(r, rig, ep, rc, n, size):
     """The RC dies while the endpoint holds a window onto its RAM mapped:
     the mapping is parked at link down, so the write the endpoint still
-    makes lands nowhere, not in the RAM the next root complex boots in."""
-    name = f"RC killed under a mapped window ({n})"
+    makes lands nowhere, not in the RAM the next root complex boots in.
+    The endpoint has read the window before, so its translations are
+    cached: parking must invalidate them."""
+    name = f"RC killed under a mapped window of {size} bytes ({n})"
     mark = ep.mark()
     shell_ok(ep, f"echo {STALL_MS} > "
              "/sys/module/pci_epf_test/parameters/stall_next_ms")
-    rc.send(f"pcitest -r -s {STALL_BYTES}\n")
+    rc.send(f"pcitest -r -s {size}\n")
     m = r.step(f"{name}: the EP holds a window onto host RAM", ep.expect,
                r"stall_next_ms: window to (0x[0-9a-f]+) held open", 60,
                "the endpoint to map the host buffer", since=mark)
@@ -170,13 +174,13 @@ def root_complex_dies_under_window(r, rig, ep, rc, n):
     r.step(f"{name}: the EP parks the mapping at link down", ep.expect,
            r"vlink-ep \S+: link down: parked [1-9]\d* outbound mapping",
            DOWN_TIMEOUT, "the endpoint to park its mappings", since=mark)
-    before = rc_ram(rig, addr, STALL_BYTES)
+    before = rc_ram(rig, addr, size)
     r.step(f"{name}: the stalled write is made", ep.expect,
-           rf"WRITE {STALL_BYTES} bytes (ok|FAILED)",
+           rf"WRITE {size} bytes (ok|FAILED)",
            DOWN_TIMEOUT + STALL_MS / 1000, "the endpoint's late write",
            since=mark)
     r.record(f"{name}: the late write did not reach the host's RAM",
-             rc_ram(rig, addr, STALL_BYTES) == before,
+             rc_ram(rig, addr, size) == before,
              f"host RAM at {addr:#x} changed after the link went down")
     return new_root_complex(r, rig, ep, name, f"rc-window-{n}", mark)
 
@@ -278,7 +282,9 @@ def run(results, build):
                 ep = endpoint_dies(results, rig, ep, rc, n)
             for n in range(ROUNDS):
                 rc = root_complex_dies(results, rig, ep, rc, n)
-            rc = root_complex_dies_under_window(results, rig, ep, rc, 0)
+            for n, size in enumerate(STALL_SIZES):
+                rc = root_complex_dies_under_window(results, rig, ep, rc, n,
+                                                    size)
         except Abort:
             pass
         # The first RC is the one that sees the endpoints killed.

@@ -571,16 +571,23 @@ close:
 
 /*
  * Test hook: keep a mapped window open, so that a test can take the link
- * down under it and see that the late write does not reach the host.
+ * down under it and see that the late write does not reach the host.  The
+ * window is read first, a byte a page, so that its translations are in the
+ * TLB as a transfer under way would have them: parking must invalidate
+ * them, not only rewrite the page tables.
  */
-static void epf_test_stall(struct epf_test *t, u64 pci_addr)
+static void epf_test_stall(struct epf_test *t, struct epf_test_xfer *x,
+			   struct epf_test_window *w)
 {
 	unsigned int ms = xchg(&stall_next_ms, 0);
+	size_t off;
 
 	if (!ms)
 		return;
+	for (off = 0; off < w->span; off += PAGE_SIZE)
+		readb(w->virt + off);
 	dev_info(&t->epf->dev, "stall_next_ms: window to %#llx held open for %u ms\n",
-		 pci_addr, ms);
+		 x->dst, ms);
 	msleep(ms);
 	dev_info(&t->epf->dev, "stall_next_ms: stall over\n");
 }
@@ -609,7 +616,7 @@ static int epf_test_cmd_write(struct epf_test *t, struct epf_test_xfer *x)
 
 	get_random_bytes(buf, x->len);
 	epf_test_reg_set(t, EPF_TEST_REG_CHECKSUM, crc32_le(~0, buf, x->len));
-	epf_test_stall(t, x->dst);
+	epf_test_stall(t, x, &dst);
 
 	ret = epf_test_push(t, x, &dst, buf);
 	if (!ret)
