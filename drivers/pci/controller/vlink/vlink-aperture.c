@@ -82,7 +82,7 @@ static int vlink_ap_retarget(struct vlink_aperture *ap, size_t off,
 		return 0;
 	ret = apply_to_existing_page_range(&init_mm, va, size,
 					   vlink_ap_set_pte, &t);
-	/* !step is parking: the end of a use (see above). */
+	/* !step is parking: see VLINK_AP_PARK_FLUSH_ALL_PAGES. */
 	if (!step && size > VLINK_AP_PARK_FLUSH_ALL_PAGES * PAGE_SIZE)
 		flush_tlb_all();
 	else
