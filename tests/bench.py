@@ -13,7 +13,8 @@ Boots the endpoint and root-complex guests once, binds pci_epf_test
              CPU, map/unmap 95 us"), the median of --runs runs; it times
              the copy alone, and map/unmap (median) is what mapping the
              host's buffers into the outbound window and unmapping them
-             cost the same transfer.  pcitest names the host's
+             cost the same transfer (0 for a DMA READ or WRITE on private
+             channels, which map nothing).  pcitest names the host's
              view, the endpoint its own: host read (-r) is the endpoint's
              WRITE, host write (-w) its READ, copy is COPY.  MB/s counts
              10^6 bytes per second.  Next to it: the wall time of each

@@ -544,10 +544,14 @@ REGISTER_CASES = [
     ("COPY of 20 MiB (each half of a COPY gets at most 16 MiB)", CMD_COPY,
      RC_RAM + 0x8000000, RC_RAM + 0xa000000, 20 * MIB, 0, ST_COPY_FAIL,
      ST_COPY_OK, r"COPY 20971520 bytes FAILED \(-12\)"),
-    ("DMA WRITE of 0xffffffff bytes at an unaligned address (the window "
-     "span wraps)", CMD_WRITE, 0, RC_RAM + 0x9000020,
-     0xffffffff, 1, ST_WRITE_FAIL, ST_WRITE_OK,
-     r"WRITE 4294967295 bytes FAILED \(-22\), DMA"),
+    ("DMA WRITE of 0xffffffff bytes (a private channel needs no window: "
+     "the local buffer is what cannot be had)", CMD_WRITE, 0,
+     RC_RAM + 0x9000020, 0xffffffff, 1, ST_WRITE_FAIL,
+     ST_WRITE_OK | ST_DST_BAD, r"WRITE 4294967295 bytes FAILED \(-12\), DMA"),
+    ("DMA READ from outside the host's RAM (the engine refuses the "
+     "address)", CMD_READ, 0x80000000, 0, 4096, 1, ST_READ_FAIL,
+     ST_READ_OK, r"DMA channel \d+: read from host 0x80000000: address not "
+     r"reachable(.|\n)*?READ 4096 bytes FAILED \(-5\), DMA"),
     ("DMA COPY of 0xffffffff bytes at unaligned addresses (the engine "
      "refuses it: the COPY must fail)", CMD_COPY, RC_RAM + 0x8000010,
      RC_RAM + 0x9000020, 0xffffffff, 1, ST_COPY_FAIL, ST_COPY_OK,

@@ -99,10 +99,22 @@ CHANNELS_LINE = {
 }
 
 
+DMA_LINE = (r"pci_epf_test \S+: (READ|WRITE|COPY) \d+ bytes ok, [\d.]+ MB/s, "
+            r"DMA, map/unmap (\d+) us")
+
+
 def dma_engine_used(r, ep, server, name):
     """The engine the rig asked for ran the transfers, on the channels it
-    offers: private read and write channels only with the server's."""
+    offers: private read and write channels only with the server's.  Those
+    take the host's addresses: READ and WRITE then map no window, and only
+    COPY, host to host, does."""
     log = ep.output(0)
+    lines = re.findall(DMA_LINE, log)
+    wrong = [f"{op} map/unmap {us} us" for op, us in lines
+             if (int(us) == 0) != (server and op != "COPY")]
+    which = "COPY only" if server else "every transfer"
+    r.record(f"{name}: windows mapped for {which}", lines and not wrong,
+             f"{len(lines)} DMA lines; {wrong[:4] or 'none'}")
     r.record(f"{name}: the endpoint's DMA engine is "
              f"{'the server' if server else 'its own CPU'}",
              re.search(ENGINE_LINE[server], log),

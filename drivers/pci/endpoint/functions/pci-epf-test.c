@@ -94,7 +94,7 @@ MODULE_PARM_DESC(corrupt_next,
 static unsigned int stall_next_ms;
 module_param(stall_next_ms, uint, 0644);
 MODULE_PARM_DESC(stall_next_ms,
-		 "Hold the next WRITE's host window open this long before filling it (test hook)");
+		 "Hold the window of the next WRITE that maps one open this long before filling it (test hook)");
 
 /* BAR sizes the host has always seen from this function. */
 static const size_t epf_test_bar_size[PCI_STD_NUM_BARS] = {
@@ -261,6 +261,33 @@ static void epf_test_window_close(struct epf_test *t, struct epf_test_xfer *x,
 static void __iomem *epf_test_window_ptr(struct epf_test_window *w)
 {
 	return w->virt + w->offset;
+}
+
+/*
+ * Get ready to reach @x->len bytes of host memory at @pci_addr: through
+ * window @w, or, when the private channel @slave takes host addresses
+ * itself, with no window at all (its engine checks the address when the
+ * transfer is prepared).  Either way a range that wraps is refused.
+ */
+static int epf_test_reach(struct epf_test *t, struct epf_test_xfer *x,
+			  struct dma_chan *slave, u64 pci_addr,
+			  struct epf_test_window *w)
+{
+	u64 end;
+
+	if (!slave)
+		return epf_test_window_open(t, x, pci_addr, w);
+	if (check_add_overflow(pci_addr, (u64)x->len, &end))
+		return -EINVAL;
+	return 0;
+}
+
+/* Undo epf_test_reach(). */
+static void epf_test_leave(struct epf_test *t, struct epf_test_xfer *x,
+			   struct dma_chan *slave, struct epf_test_window *w)
+{
+	if (!slave)
+		epf_test_window_close(t, x, w);
 }
 
 /* The DMA engine reaches host memory through the window's CPU address. */
@@ -479,15 +506,30 @@ static int epf_test_dma_local(struct dma_chan *chan, void *buf, size_t len,
 	return ret;
 }
 
-/* Host memory -> @buf. */
+/*
+ * The private channel that moves @x's data in direction @dir, if the
+ * controller has one: the host's address then goes to the engine as it is,
+ * and the transfer needs no outbound window.
+ */
+static struct dma_chan *epf_test_slave(struct epf_test *t,
+				       struct epf_test_xfer *x,
+				       enum dma_transfer_direction dir)
+{
+	if (!x->dma)
+		return NULL;
+	return dir == DMA_DEV_TO_MEM ? t->rx : t->tx;
+}
+
+/* Host memory -> @buf, through @w unless @slave reads the host itself. */
 static int epf_test_pull(struct epf_test *t, struct epf_test_xfer *x,
-			 struct epf_test_window *w, void *buf)
+			 struct dma_chan *slave, struct epf_test_window *w,
+			 void *buf)
 {
 	ktime_t start = ktime_get();
 	int ret = 0;
 
-	if (x->dma && t->rx)
-		ret = epf_test_dma_slave(t->rx, buf, x->len, x->src,
+	if (slave)
+		ret = epf_test_dma_slave(slave, buf, x->len, x->src,
 					 DMA_DEV_TO_MEM);
 	else if (x->dma)
 		ret = epf_test_dma_local(t->dma, buf, x->len,
@@ -500,15 +542,16 @@ static int epf_test_pull(struct epf_test *t, struct epf_test_xfer *x,
 	return ret;
 }
 
-/* @buf -> host memory. */
+/* @buf -> host memory, through @w unless @slave writes the host itself. */
 static int epf_test_push(struct epf_test *t, struct epf_test_xfer *x,
-			 struct epf_test_window *w, void *buf)
+			 struct dma_chan *slave, struct epf_test_window *w,
+			 void *buf)
 {
 	ktime_t start = ktime_get();
 	int ret = 0;
 
-	if (x->dma && t->tx)
-		ret = epf_test_dma_slave(t->tx, buf, x->len, x->dst,
+	if (slave)
+		ret = epf_test_dma_slave(slave, buf, x->len, x->dst,
 					 DMA_MEM_TO_DEV);
 	else if (x->dma)
 		ret = epf_test_dma_local(t->dma, buf, x->len,
@@ -520,7 +563,18 @@ static int epf_test_push(struct epf_test *t, struct epf_test_xfer *x,
 	return ret;
 }
 
-/* Test hook: damage the data once it has reached host memory. */
+/*
+ * Test hook: damage the data between the checksum and its other end: the
+ * buffer a READ fetched, or the one a WRITE is about to send.
+ */
+static void epf_test_corrupt_buf(struct epf_test *t, struct epf_test_xfer *x,
+				 u8 *buf)
+{
+	if (epf_test_should_corrupt(t, x->len / 2))
+		buf[x->len / 2] ^= 0xff;
+}
+
+/* Test hook: damage what a COPY has put in host memory. */
 static void epf_test_corrupt_window(struct epf_test *t, struct epf_test_xfer *x,
 				    struct epf_test_window *w)
 {
@@ -536,11 +590,12 @@ static void epf_test_corrupt_window(struct epf_test *t, struct epf_test_xfer *x,
  */
 static int epf_test_cmd_read(struct epf_test *t, struct epf_test_xfer *x)
 {
+	struct dma_chan *slave = epf_test_slave(t, x, DMA_DEV_TO_MEM);
 	struct epf_test_window src;
 	u8 *buf;
 	int ret;
 
-	ret = epf_test_window_open(t, x, x->src, &src);
+	ret = epf_test_reach(t, x, slave, x->src, &src);
 	if (ret) {
 		x->status |= EPF_TEST_ST_SRC_INVALID;
 		return ret;
@@ -552,20 +607,18 @@ static int epf_test_cmd_read(struct epf_test *t, struct epf_test_xfer *x)
 		goto close;
 	}
 
-	ret = epf_test_pull(t, x, &src, buf);
+	ret = epf_test_pull(t, x, slave, &src, buf);
 	if (ret)
 		goto free;
 
-	if (epf_test_should_corrupt(t, x->len / 2))
-		buf[x->len / 2] ^= 0xff;
-
+	epf_test_corrupt_buf(t, x, buf);
 	if (crc32_le(~0, buf, x->len) !=
 	    epf_test_reg_get(t, EPF_TEST_REG_CHECKSUM))
 		ret = -EILSEQ;
 free:
 	kfree(buf);
 close:
-	epf_test_window_close(t, x, &src);
+	epf_test_leave(t, x, slave, &src);
 	return ret;
 }
 
@@ -598,11 +651,12 @@ static void epf_test_stall(struct epf_test *t, struct epf_test_xfer *x,
  */
 static int epf_test_cmd_write(struct epf_test *t, struct epf_test_xfer *x)
 {
+	struct dma_chan *slave = epf_test_slave(t, x, DMA_MEM_TO_DEV);
 	struct epf_test_window dst;
 	void *buf;
 	int ret;
 
-	ret = epf_test_window_open(t, x, x->dst, &dst);
+	ret = epf_test_reach(t, x, slave, x->dst, &dst);
 	if (ret) {
 		x->status |= EPF_TEST_ST_DST_INVALID;
 		return ret;
@@ -616,15 +670,15 @@ static int epf_test_cmd_write(struct epf_test *t, struct epf_test_xfer *x)
 
 	get_random_bytes(buf, x->len);
 	epf_test_reg_set(t, EPF_TEST_REG_CHECKSUM, crc32_le(~0, buf, x->len));
-	epf_test_stall(t, x, &dst);
+	epf_test_corrupt_buf(t, x, buf);
+	if (!slave)
+		epf_test_stall(t, x, &dst);
 
-	ret = epf_test_push(t, x, &dst, buf);
-	if (!ret)
-		epf_test_corrupt_window(t, x, &dst);
+	ret = epf_test_push(t, x, slave, &dst, buf);
 
 	kfree(buf);
 close:
-	epf_test_window_close(t, x, &dst);
+	epf_test_leave(t, x, slave, &dst);
 	return ret;
 }
 
